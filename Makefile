@@ -1,0 +1,40 @@
+# Two commands matter: `make up` and `make test`. Both install what is missing
+# (uv into .tools/, the locked environment into .venv/) and need only python3 + pip.
+
+PYTHON ?= python3
+UV_VERSION := 0.13.8
+UV := $(shell command -v uv 2>/dev/null || echo $(CURDIR)/.tools/uv/bin/uv)
+RUN := $(UV) run --frozen
+export DOSE_MEM_HOME ?= $(HOME)/.dose-mem
+export PYTHONUNBUFFERED := 1
+
+.PHONY: up down test lint bench soak clean env
+
+$(CURDIR)/.tools/uv/bin/uv:
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target $(CURDIR)/.tools/uv uv==$(UV_VERSION)
+
+.venv/.synced: uv.lock pyproject.toml | $(UV)
+	$(UV) sync --frozen --quiet
+	touch $@
+
+env: .venv/.synced
+
+up: env
+	$(RUN) python -m dose_mem.up
+
+down: env
+	$(RUN) python -m dose_mem.up --stop
+
+test: env
+	$(RUN) ruff check .
+	$(RUN) pytest -n 2 --dist loadfile -p no:cacheprovider
+
+lint: env
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+
+bench: env
+	$(RUN) python -m evaluation.bench
+
+clean:
+	rm -rf .venv .tools .pytest_cache

@@ -1,0 +1,67 @@
+"""Settings for every part of dose-mem, read once from the environment (``DOSE_MEM_*``).
+
+The home directory holds the memory repository (the truth) and the state directory
+(everything derived: index, tokens, ledgers), so that deleting state never loses memory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """All knobs in one place; every path can be overridden on its own."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="DOSE_MEM_", env_file=None, extra="ignore", populate_by_name=True
+    )
+
+    home: Path = Field(default_factory=lambda: Path.home() / ".dose-mem")
+    memory_dir: Path | None = None
+    state_dir: Path | None = None
+    profiles_dir: Path | None = None
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    allow_remote: bool = False
+
+    embedder: str = "local"
+    embedding_base_url: str | None = None
+    embedding_model: str = "text-embedding-3-small"
+    embedding_api_key: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("DOSE_MEM_EMBEDDING_API_KEY", "OPENAI_API_KEY"),
+    )
+
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str | None = Field(
+        default=None, validation_alias=AliasChoices("DOSE_MEM_LLM_API_KEY", "OPENAI_API_KEY")
+    )
+    llm_timeout_s: float = 60.0
+    llm_max_retries: int = 3
+
+    @property
+    def memory_path(self) -> Path:
+        return (self.memory_dir or self.home / "memory").expanduser()
+
+    @property
+    def state_path(self) -> Path:
+        return (self.state_dir or self.home / "state").expanduser()
+
+    @property
+    def index_path(self) -> Path:
+        return self.state_path / "index"
+
+    @property
+    def profiles_path(self) -> Path:
+        """User profiles override the shipped ones of the same name."""
+        return (self.profiles_dir or self.home / "profiles").expanduser()
+
+
+def get_settings(**overrides: object) -> Settings:
+    """Fresh settings each call, so tests and the CLI's ``--home`` never share stale state."""
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})

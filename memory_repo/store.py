@@ -1,0 +1,159 @@
+"""Load a whole memory repository into items, collecting problems instead of stopping.
+
+This is the one place that knows the folder layout of DESIGN.md; everything else asks
+it for items. A malformed file becomes a ``Problem`` (path and reason) and is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+from pydantic import ValidationError
+
+from memory_repo.cards import content_hash, parse_card_text, read_text
+from memory_repo.errors import MalformedCard
+from memory_repo.lifecycle import supersedes_cycles
+from memory_repo.models import GLOBAL, Card, Evidence, Item, Problem, Registry
+from memory_repo.registry import REGISTRY_FILE, load_registry
+from memory_repo.sections import parse_sections
+
+EVIDENCE_SUFFIX = ".evidence.jsonl"
+
+
+class _FastYAML(YAMLHandler):
+    """libyaml's C loader when present: parsing 100k cards is dominated by YAML."""
+
+    def load(self, fm: str, **kwargs: object) -> object:
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        return yaml.load(fm, Loader=loader)  # noqa: S506 - a safe loader
+
+
+_HANDLER = _FastYAML()
+
+
+@dataclass
+class Memory:
+    """A snapshot of the repository: its registry, its good items and its problems."""
+
+    root: Path
+    registry: Registry
+    items: dict[str, Item] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
+
+    def by_file(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for item in self.items.values():
+            out.setdefault(item.path, []).append(item.id)
+        return out
+
+
+def memory_files(root: Path) -> Iterator[str]:
+    """Relative paths of every file that can hold items, in a stable order."""
+    patterns = ("global/cards/*.md", "projects/*/cards/*.md", "projects/*/brief.md",
+                "projects/*/decisions.md")
+    found: set[str] = set()
+    for pattern in patterns:
+        found.update(p.relative_to(root).as_posix() for p in root.glob(pattern) if p.is_file())
+    yield from sorted(found)
+
+
+def evidence_sidecar(card_path: Path) -> Path:
+    return card_path.with_name(card_path.stem + EVIDENCE_SUFFIX)
+
+
+def load_file(root: Path, rel: str, registry: Registry) -> tuple[list[Item], str]:
+    """Items of one file and its content hash (card plus evidence sidecar)."""
+    path = root / rel
+    parts = rel.split("/")
+    text = read_text(path, rel)
+    digest = content_hash(text.encode("utf-8"))
+    folder_project = GLOBAL if parts[0] == "global" else parts[1]
+    if folder_project != GLOBAL and folder_project not in registry.ids:
+        raise MalformedCard(rel, f"unknown project {folder_project!r} (not in {REGISTRY_FILE})")
+    if parts[-1] == "brief.md":
+        return parse_sections(text, rel, folder_project, "brief"), digest
+    if parts[-1] == "decisions.md":
+        return parse_sections(text, rel, folder_project, "decision"), digest
+    card = _parse_with_fast_yaml(text, rel, path.stem)
+    if card.project != folder_project:
+        raise MalformedCard(
+            rel, f"project {card.project!r} does not match its folder ({folder_project!r})"
+        )
+    sidecar = evidence_sidecar(path)
+    if sidecar.exists():
+        raw = sidecar.read_bytes()
+        digest = content_hash(text.encode("utf-8") + raw)
+        card.evidence = [*card.evidence, *_read_evidence(raw, sidecar.relative_to(root))]
+    return [card_item(card, rel, digest)], digest
+
+
+def card_item(card: Card, rel: str, digest: str) -> Item:
+    title = card.conclusion or card.id
+    return Item(
+        id=card.id, type=card.type, project=card.project, created=card.created,
+        expires=card.expires, supersedes=card.supersedes, status=card.status,
+        confidence=card.confidence, source=card.source, path=rel, title=title,
+        conclusion=card.conclusion, body=card.body, evidence=card.evidence,
+        content_hash=digest,
+    )
+
+
+def load_memory(root: Path) -> Memory:
+    """Every item of the repository, plus every problem found on the way (each reported once)."""
+    root = Path(root)
+    registry = load_registry(root)
+    memory = Memory(root=root, registry=registry)
+    for rel in memory_files(root):
+        try:
+            items, digest = load_file(root, rel, registry)
+        except MalformedCard as exc:
+            memory.problems.append(Problem(path=exc.path, reason=exc.reason))
+            continue
+        memory.files[rel] = digest
+        for item in items:
+            if item.id in memory.items:
+                first = memory.items[item.id].path
+                memory.problems.append(
+                    Problem(path=rel, reason=f"duplicate id {item.id!r} (also in {first})")
+                )
+                continue
+            memory.items[item.id] = item
+    memory.problems.extend(reference_problems(memory.items))
+    return memory
+
+
+def reference_problems(items: dict[str, Item]) -> list[Problem]:
+    """Supersedes links that point nowhere, and supersedes cycles."""
+    problems = [
+        Problem(path=item.path, reason=f"supersedes {old!r}, which does not exist")
+        for item in items.values()
+        for old in item.supersedes
+        if old not in items
+    ]
+    graph = {item.id: list(item.supersedes) for item in items.values() if item.supersedes}
+    for cycle in supersedes_cycles(graph):
+        loop = " -> ".join([*cycle, cycle[0]])
+        problems.append(Problem(path=items[cycle[0]].path, reason=f"supersedes cycle: {loop}"))
+    return problems
+
+
+def _parse_with_fast_yaml(text: str, rel: str, stem: str) -> Card:
+    return parse_card_text(text, rel, stem, handler=_HANDLER)
+
+
+def _read_evidence(raw: bytes, rel: Path) -> list[Evidence]:
+    out: list[Evidence] = []
+    for n, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(Evidence.model_validate(json.loads(line)))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            raise MalformedCard(f"{rel}:{n}", f"bad evidence line: {str(exc).splitlines()[0]}")
+    return out

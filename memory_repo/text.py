@@ -1,0 +1,77 @@
+"""Sentence and byte handling that treats Chinese and English alike.
+
+L0 and L1 are cut on sentence boundaries and capped in UTF-8 bytes, so a Chinese
+sentence (3 bytes a character) is never cut in the middle of a character.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)(?=\s|$)")
+_FULL_WIDTH_ENDS = frozenset("。！？；：」』）")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
+_MARKUP = re.compile(r"^\s{0,3}([-*+]\s+|\d+\.\s+|>\s?)", re.MULTILINE)
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "Dr.", "Mr.", "Ms.", "No.")
+_INLINE = re.compile(r"(\*\*|__|`)")
+
+
+def plain(markdown: str) -> str:
+    """Markdown to one line of prose: heading lines, list marks and emphasis dropped."""
+    text = _HEADING_LINE.sub("", markdown)
+    text = _MARKUP.sub("", text)
+    text = _INLINE.sub("", text)
+    return " ".join(text.split())
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences on ASCII and full-width terminators; keeps the terminator."""
+    merged: list[str] = []
+    for part in (p.strip() for p in _SENTENCE_END.split(text)):
+        if not part:
+            continue
+        if merged and merged[-1].rsplit(maxsplit=1)[-1] in _ABBREVIATIONS:
+            merged[-1] = f"{merged[-1]} {part}"
+        else:
+            merged.append(part)
+    return merged
+
+
+def first_sentence(markdown: str) -> str:
+    found = sentences(plain(markdown))
+    return found[0] if found else ""
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def cut_bytes(text: str, limit: int, ellipsis: str = "…") -> str:
+    """Cut to at most ``limit`` UTF-8 bytes on a character boundary, marking the cut."""
+    if utf8_len(text) <= limit:
+        return text
+    room = max(0, limit - utf8_len(ellipsis))
+    cut = text.encode("utf-8")[:room].decode("utf-8", errors="ignore")
+    return cut.rstrip() + ellipsis if limit >= utf8_len(ellipsis) else ""
+
+
+def take_sentences(text: str, limit: int) -> str:
+    """Whole sentences from the start while they fit in ``limit`` bytes.
+
+    If even the first sentence does not fit, it is cut on a character boundary, so an
+    overview is never empty merely because its first sentence is long.
+    """
+    out = ""
+    for sentence in sentences(text):
+        candidate = join_sentences(out, sentence)
+        if utf8_len(candidate) > limit:
+            break
+        out = candidate
+    return out or cut_bytes(text, limit)
+
+
+def join_sentences(left: str, right: str) -> str:
+    """Chinese sentences join without a space, English ones with one."""
+    if not left:
+        return right
+    return left + ("" if left[-1] in _FULL_WIDTH_ENDS else " ") + right

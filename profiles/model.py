@@ -1,0 +1,92 @@
+"""The recall profile: when an agent gets memory, from where, and how much.
+
+A profile is data (``profiles/*.yaml``), so a user adds one by writing a file; cue
+phrases live here too, never in code.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from memory_repo.errors import DoseMemError
+from memory_repo.models import CardType
+
+SHIPPED_DIR = Path(__file__).parent
+
+
+class Trigger(StrEnum):
+    every_turn = "every_turn"
+    first_turn = "first_turn"
+    project_switch = "project_switch"
+    cue = "cue"
+
+
+class ScopeKind(StrEnum):
+    full = "full"
+    working = "working"
+    personal = "personal"
+
+
+class Level(StrEnum):
+    l0 = "l0"
+    l0_l1 = "l0_l1"
+
+
+class Gate(BaseModel):
+    """Absolute evidence an item needs before it is injected (RRF rank alone never suffices)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    threshold: float = Field(ge=0.0, le=1.0)
+    min_l0_overlap: int = Field(default=0, ge=0)
+
+
+class Profile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    description: str = ""
+    triggers: list[Trigger] = Field(min_length=1)
+    cues: list[str] = Field(default_factory=list)
+    scope: ScopeKind
+    global_types: list[CardType] = Field(default_factory=list)
+    level: Level
+    budget_bytes: int = Field(gt=0, le=65536)
+    max_items: int = Field(gt=0, le=50)
+    gate: Gate
+
+
+class ProfileError(DoseMemError):
+    """A profile file that can not be used; raised at start-up, naming the file."""
+
+
+def load_profile(path: Path) -> Profile:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ProfileError(f"{path}: cannot read profile: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ProfileError(f"{path}: a profile must be a YAML mapping")
+    data.setdefault("name", path.stem)
+    if data["name"] != path.stem:
+        raise ProfileError(f"{path}: name {data['name']!r} must equal the file name")
+    try:
+        return Profile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise ProfileError(f"{path}: {where}: {err['msg']}") from exc
+
+
+def load_profiles(user_dir: Path | None = None) -> dict[str, Profile]:
+    """Shipped profiles, then the user's: a user file of the same name replaces the shipped one."""
+    profiles: dict[str, Profile] = {}
+    dirs = [SHIPPED_DIR] + ([user_dir] if user_dir and user_dir.is_dir() else [])
+    for folder in dirs:
+        for path in sorted(folder.glob("*.yaml")):
+            profiles[path.stem] = load_profile(path)
+    return profiles
