@@ -7,11 +7,12 @@ unknown keys), so a card written twice is byte-identical and git diffs stay smal
 from __future__ import annotations
 
 import hashlib
+from enum import StrEnum
 from pathlib import Path
 
 import frontmatter
-from frontmatter.default_handlers import BaseHandler
 import yaml
+from frontmatter.default_handlers import BaseHandler
 from pydantic import ValidationError
 
 from memory_repo.errors import MalformedCard
@@ -67,14 +68,23 @@ def parse_card(path: Path, rel: str | None = None) -> Card:
 
 def render_card(card: Card) -> str:
     """The exact bytes a card is stored as."""
-    meta = card.model_dump(mode="json", exclude_none=True, exclude={"body"})
+    meta = card.model_dump(mode="python", exclude_none=True, exclude={"body"})
     if not meta.get("supersedes"):
         meta.pop("supersedes", None)
     if not meta.get("evidence"):
         meta.pop("evidence", None)
-    head = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000)
+    head = yaml.dump(
+        meta, Dumper=_CardDumper, allow_unicode=True, sort_keys=False, width=1000
+    )
     body = card.body.strip("\n")
     return f"---\n{head}---\n\n{body}\n" if body else f"---\n{head}---\n"
+
+
+class _CardDumper(yaml.SafeDumper):
+    """Dates stay YAML dates (not quoted strings), so an unknown date key survives a round trip."""
+
+
+_CardDumper.add_multi_representer(StrEnum, lambda dumper, value: dumper.represent_str(str(value)))
 
 
 def _first_line(exc: Exception) -> str:

@@ -75,7 +75,7 @@ class Card(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
     body: str = Field(default="", exclude=True)
 
-    @field_validator("created", mode="before")
+    @field_validator("created", "expires", mode="before")
     @classmethod
     def _date_from_datetime(cls, value: Any) -> Any:
         return value.date() if isinstance(value, dt.datetime) else value

@@ -30,7 +30,7 @@ class _FastYAML(YAMLHandler):
 
     def load(self, fm: str, **kwargs: object) -> object:
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        return yaml.load(fm, Loader=loader)  # noqa: S506 - a safe loader
+        return yaml.load(fm, Loader=loader)
 
 
 _HANDLER = _FastYAML()
@@ -155,5 +155,6 @@ def _read_evidence(raw: bytes, rel: Path) -> list[Evidence]:
         try:
             out.append(Evidence.model_validate(json.loads(line)))
         except (json.JSONDecodeError, ValidationError) as exc:
-            raise MalformedCard(f"{rel}:{n}", f"bad evidence line: {str(exc).splitlines()[0]}")
+            reason = f"bad evidence line: {str(exc).splitlines()[0]}"
+            raise MalformedCard(f"{rel}:{n}", reason) from exc
     return out
