@@ -1,0 +1,104 @@
+"""Embedders behind one small interface, so the index never cares where vectors come from.
+
+Two kinds: the embedded local model (default; offline, no key) and any OpenAI-compatible
+``/v1/embeddings`` endpoint. Every vector is float32 and L2-normalised, so cosine
+similarity is a dot product and scores from different queries are comparable.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from dose_mem.settings import Settings
+from memory_repo.errors import DoseMemError
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """``name`` identifies the model (and its dim) in the index meta; a change means rebuild."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+def l2_normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.clip(norms, 1e-12, None)
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible embeddings endpoint (OpenAI itself, or a local server)."""
+
+    def __init__(
+        self, model: str, base_url: str | None = None, api_key: str | None = None,
+        dim: int | None = None, batch_size: int = 256,
+    ) -> None:
+        from openai import OpenAI
+
+        self._client = OpenAI(base_url=base_url, api_key=api_key or "unused", max_retries=3)
+        self.model = model
+        self.name = f"openai:{model}@{base_url or 'api.openai.com'}"
+        self.batch_size = batch_size
+        self.dim = dim if dim is not None else int(self.embed(["dim probe"]).shape[1])
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = [t or " " for t in texts[start : start + self.batch_size]]
+            response = self._client.embeddings.create(model=self.model, input=batch)
+            ordered = sorted(response.data, key=lambda d: d.index)
+            out.extend(d.embedding for d in ordered)
+        if not out:
+            return np.zeros((0, getattr(self, "dim", 0)), dtype=np.float32)
+        return l2_normalise(np.array(out, dtype=np.float32))
+
+
+class CachedEmbedder:
+    """An LRU over single query strings: agents re-send the same prompt turn after turn.
+
+    Only ``embed_query`` is cached; bulk indexing goes straight through, so the cache holds
+    prompts and never a whole corpus.
+    """
+
+    def __init__(self, inner: Embedder, size: int = 1024) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self._size = size
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.inner.embed(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        hit = self._cache.get(text)
+        if hit is not None:
+            self._cache.move_to_end(text)
+            return hit
+        vector = self.inner.embed([text])[0]
+        self._cache[text] = vector
+        if len(self._cache) > self._size:
+            self._cache.popitem(last=False)
+        return vector
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """``settings.embedder`` is ``local`` (default) or ``openai``."""
+    kind = settings.embedder.lower()
+    if kind == "local":
+        from memory_repo.index.local_embedder import LocalEmbedder
+
+        return LocalEmbedder()
+    if kind == "openai":
+        return OpenAIEmbedder(
+            model=settings.embedding_model,
+            base_url=settings.embedding_base_url,
+            api_key=settings.embedding_api_key,
+        )
+    raise DoseMemError(f"unknown embedder {settings.embedder!r} (use 'local' or 'openai')")
