@@ -36,9 +36,7 @@ def read_text(path: Path, rel: str) -> str:
         raise MalformedCard(rel, f"not UTF-8 at byte {exc.start}") from exc
 
 
-def parse_card_text(
-    text: str, rel: str, stem: str, handler: BaseHandler | None = None
-) -> Card:
+def parse_card_text(text: str, rel: str, stem: str, handler: BaseHandler | None = None) -> Card:
     """Parse one card; every failure names the file and the reason."""
     try:
         post = frontmatter.loads(text, handler=handler) if handler else frontmatter.loads(text)
@@ -73,9 +71,7 @@ def render_card(card: Card) -> str:
         meta.pop("supersedes", None)
     if not meta.get("evidence"):
         meta.pop("evidence", None)
-    head = yaml.dump(
-        meta, Dumper=_CardDumper, allow_unicode=True, sort_keys=False, width=1000
-    )
+    head = yaml.dump(meta, Dumper=_CardDumper, allow_unicode=True, sort_keys=False, width=1000)
     body = card.body.strip("\n")
     return f"---\n{head}---\n\n{body}\n" if body else f"---\n{head}---\n"
 

@@ -42,9 +42,7 @@ def l2(item: Item) -> list[Chunk]:
     """
     body = item.body
     fences = [m.span() for m in _FENCED.finditer(body)]
-    marks = [
-        m for m in _HEADING.finditer(body) if not any(a <= m.start() < b for a, b in fences)
-    ]
+    marks = [m for m in _HEADING.finditer(body) if not any(a <= m.start() < b for a, b in fences)]
     pieces: list[tuple[str, str]] = []
     start_text = body[: marks[0].start()] if marks else body
     if start_text.strip():

@@ -50,9 +50,7 @@ def is_archived(item: Item, registry: Registry) -> bool:
 
 
 def is_recallable(item: Item, today: dt.date, superseded: set[str], registry: Registry) -> bool:
-    return not (
-        item.id in superseded or is_expired(item, today) or is_archived(item, registry)
-    )
+    return not (item.id in superseded or is_expired(item, today) or is_archived(item, registry))
 
 
 def supersedes_cycles(graph: Mapping[str, list[str]]) -> list[list[str]]:

@@ -55,8 +55,12 @@ class Memory:
 
 def memory_files(root: Path) -> Iterator[str]:
     """Relative paths of every file that can hold items, in a stable order."""
-    patterns = ("global/cards/*.md", "projects/*/cards/*.md", "projects/*/brief.md",
-                "projects/*/decisions.md")
+    patterns = (
+        "global/cards/*.md",
+        "projects/*/cards/*.md",
+        "projects/*/brief.md",
+        "projects/*/decisions.md",
+    )
     found: set[str] = set()
     for pattern in patterns:
         found.update(p.relative_to(root).as_posix() for p in root.glob(pattern) if p.is_file())
@@ -96,10 +100,20 @@ def load_file(root: Path, rel: str, registry: Registry) -> tuple[list[Item], str
 def card_item(card: Card, rel: str, digest: str) -> Item:
     title = card.conclusion or card.id
     return Item(
-        id=card.id, type=card.type, project=card.project, created=card.created,
-        expires=card.expires, supersedes=card.supersedes, status=card.status,
-        confidence=card.confidence, source=card.source, path=rel, title=title,
-        conclusion=card.conclusion, body=card.body, evidence=card.evidence,
+        id=card.id,
+        type=card.type,
+        project=card.project,
+        created=card.created,
+        expires=card.expires,
+        supersedes=card.supersedes,
+        status=card.status,
+        confidence=card.confidence,
+        source=card.source,
+        path=rel,
+        title=title,
+        conclusion=card.conclusion,
+        body=card.body,
+        evidence=card.evidence,
         content_hash=digest,
     )
 

@@ -1,0 +1,47 @@
+"""``dose-mem serve``: the recall service, on loopback unless told otherwise."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated
+
+import typer
+
+from dose_mem.cli.context import settings
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default 8765).")] = None,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Permit a non-loopback address.")
+    ] = False,
+) -> None:
+    """Serve POST /v1/recall, /v1/search, GET /v1/memories/{id}, /v1/projects, /healthz."""
+    import uvicorn
+
+    from recall_api.app import create_app
+
+    cfg = settings()
+    bind = host or cfg.host
+    if not is_loopback(bind) and not (allow_remote or cfg.allow_remote):
+        typer.echo(
+            f"refusing to listen on {bind}: not a loopback address; pass --allow-remote "
+            "(or DOSE_MEM_ALLOW_REMOTE=1) if you really mean it",
+            err=True,
+        )
+        raise typer.Exit(2)
+    uvicorn.run(create_app(cfg), host=bind, port=port or cfg.port, log_level="warning")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)

@@ -1,0 +1,68 @@
+"""The FastAPI recall service: thin routes over RecallEngine, and clear 4xx for bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.responses import Response
+
+from dose_mem.settings import Settings
+from memory_repo.index.embedders import make_embedder
+from profiles.model import load_profiles
+from recall_api.deps import Services
+from recall_api.engine import RecallEngine
+from recall_api.routes import health, memories, projects, recall, search
+from recall_api.tokens import TokenStore
+
+MAX_BODY_BYTES = 1 << 20
+
+
+class BodyLimit(BaseHTTPMiddleware):
+    """Refuse oversized bodies before reading them, so a huge request can't exhaust memory."""
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            return JSONResponse({"detail": f"body larger than {MAX_BODY_BYTES} bytes"}, 413)
+        return await call_next(request)
+
+
+def build_services(settings: Settings) -> Services:
+    engine = RecallEngine(
+        settings.memory_path,
+        settings.index_path,
+        load_profiles(settings.profiles_path),
+        make_embedder(settings),
+        search_log=settings.state_path / "search_log.jsonl",
+    )
+    return Services(settings=settings, engine=engine, tokens=TokenStore(tokens_path(settings)))
+
+
+def tokens_path(settings: Settings) -> Path:
+    return settings.state_path / "tokens.json"
+
+
+def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
+    app = FastAPI(
+        title="dose-mem recall service",
+        version="1",
+        description="One memory for many agents; each token gets its profile's dose.",
+    )
+    app.state.services = services or build_services(settings)
+    app.add_middleware(BodyLimit)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", "invalid"), "type": e.get("type")}
+            for e in exc.errors()
+        ]
+        return JSONResponse({"detail": errors}, status_code=422)
+
+    for module in (recall, search, memories, projects, health):
+        app.include_router(module.router)
+    return app

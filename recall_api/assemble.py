@@ -1,0 +1,53 @@
+"""Turn gated hits into the exact text an agent receives, within the profile's dose.
+
+Items are whole or absent (never cut mid-sentence), taken in rank order; an item that
+does not fit the remaining budget is skipped so a shorter, lower-ranked one may still
+fit. The byte count covers every byte of the injected text, header included.
+"""
+
+from __future__ import annotations
+
+from memory_repo.index.hits import Hit
+from memory_repo.text import utf8_len
+from profiles.model import Level, Profile
+from recall_api.models import InjectedItem
+
+HEADER = "Memory from dose-mem (follow a link to read more):\n"
+
+
+def link(item_id: str) -> str:
+    return f"/v1/memories/{item_id}"
+
+
+def render(hit: Hit, level: Level) -> str:
+    line = f"- {hit.l0}"
+    if level == Level.l0_l1 and hit.l1 and hit.l1 != hit.l0:
+        line += f" {hit.l1}"
+    return f"{line} [{hit.project}/{hit.type.value}] ({link(hit.item_id)})\n"
+
+
+def assemble(scored: list[tuple[Hit, float]], profile: Profile) -> tuple[list[InjectedItem], str]:
+    items: list[InjectedItem] = []
+    text = HEADER
+    for hit, value in scored:
+        if len(items) >= profile.max_items:
+            break
+        piece = render(hit, profile.level)
+        if utf8_len(text) + utf8_len(piece) > profile.budget_bytes:
+            continue
+        text += piece
+        items.append(
+            InjectedItem(
+                id=hit.item_id,
+                project=hit.project,
+                type=hit.type.value,
+                text=piece.rstrip("\n"),
+                bytes=utf8_len(piece),
+                link=link(hit.item_id),
+                score=round(value, 4),
+                cosine=round(hit.cosine, 4),
+                bm25=round(hit.bm25, 4),
+                rank=hit.rank,
+            )
+        )
+    return items, (text if items else "")

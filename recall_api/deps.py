@@ -1,0 +1,52 @@
+"""What every route needs: the engine, the token store, and the caller's identity."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from dose_mem.settings import Settings
+from recall_api.engine import RecallEngine
+from recall_api.models import Identity
+from recall_api.tokens import TokenError, TokenStore
+
+
+@dataclass
+class Services:
+    settings: Settings
+    engine: RecallEngine
+    tokens: TokenStore
+
+
+_bearer = HTTPBearer(auto_error=False)
+
+
+def services(request: Request) -> Services:
+    svc: Services = request.app.state.services
+    svc.engine.refresh()
+    return svc
+
+
+def identity(
+    svc: Annotated[Services, Depends(services)],
+    creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Identity:
+    unauthorized = {"WWW-Authenticate": "Bearer"}
+    if creds is None or creds.scheme.lower() != "bearer":
+        raise HTTPException(401, "missing bearer token", headers=unauthorized)
+    try:
+        record = svc.tokens.verify(creds.credentials)
+    except TokenError as exc:
+        raise HTTPException(401, str(exc), headers=unauthorized) from exc
+    if record.profile not in svc.engine.profiles:
+        raise HTTPException(403, f"token's profile {record.profile!r} is not configured")
+    return Identity(
+        agent=record.agent, profile=record.profile, projects=record.projects, token_id=record.id
+    )
+
+
+ServicesDep = Annotated[Services, Depends(services)]
+IdentityDep = Annotated[Identity, Depends(identity)]

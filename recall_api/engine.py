@@ -1,0 +1,216 @@
+"""The read path as a library: identity -> trigger -> scope -> retrieve -> gate -> assemble.
+
+``RecallEngine`` holds what must persist across requests (the open index, the registry,
+session state); the HTTP app, the MCP server and the evaluation all call it directly.
+It never writes cards.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from memory_repo.errors import UnknownItem
+from memory_repo.index.embedders import Embedder
+from memory_repo.index.hits import Hit
+from memory_repo.index.query import Index
+from memory_repo.layers import l0, l1, l2
+from memory_repo.models import GLOBAL, Item, Project, Registry
+from memory_repo.registry import REGISTRY_FILE, load_registry
+from memory_repo.store import load_file
+from profiles.model import Profile
+from recall_api.assemble import assemble
+from recall_api.gate import passes, stems
+from recall_api.models import Identity, Reason, RecallRequest, RecallResult
+from recall_api.scoping import allowed, prefilter_for, resolve_project
+from recall_api.triggers import SessionTracker, fired
+
+CANDIDATES = 10
+
+
+class RecallEngine:
+    def __init__(
+        self,
+        memory_root: Path,
+        index_dir: Path,
+        profiles: dict[str, Profile],
+        embedder: Embedder | None = None,
+        *,
+        search_log: Path | None = None,
+        today: Callable[[], dt.date] = dt.date.today,
+    ) -> None:
+        self.memory_root = Path(memory_root)
+        self.index = Index.open(Path(index_dir), embedder)
+        self.profiles = profiles
+        self.sessions = SessionTracker()
+        self.search_log = search_log
+        self._today = today
+        self._registry_mtime = -1.0
+        self._registry = Registry()
+        self._lock = threading.Lock()
+
+    # -- state that may change under a running service -------------------------------
+    @property
+    def registry(self) -> Registry:
+        """The registry, re-read only when its file changed (one stat per request)."""
+        path = self.memory_root / REGISTRY_FILE
+        mtime = path.stat().st_mtime if path.exists() else 0.0
+        if mtime != self._registry_mtime:
+            with self._lock:
+                self._registry = load_registry(self.memory_root)
+                self._registry_mtime = mtime
+        return self._registry
+
+    def refresh(self) -> bool:
+        """Pick up a finished reindex; in-flight requests keep the table they started with."""
+        return self.index.reload_if_changed()
+
+    def profile(self, identity: Identity, override: Profile | None = None) -> Profile:
+        if override is not None:
+            return override
+        return self.profiles[identity.profile]
+
+    # -- operations ----------------------------------------------------------------------
+    def recall(
+        self, identity: Identity, request: RecallRequest, profile_override: Profile | None = None
+    ) -> RecallResult:
+        profile = self.profile(identity, profile_override)
+        registry = self.registry
+        where = resolve_project(
+            registry, project=request.project, cwd=request.cwd, prompt=request.prompt
+        )
+        before = self.sessions.observe(
+            identity.agent, request.session_id, request.turn, where.project
+        )
+        base = {"profile": profile.name, "project": where.project}
+        trigger = fired(
+            profile, turn=request.turn, before=before, project=where.project, prompt=request.prompt
+        )
+        if trigger is None:
+            return RecallResult(injected=False, reason=Reason.not_triggered, **base)
+        if where.how == "explicit" and (
+            where.project is None or not allowed(identity, where.project)
+        ):
+            return RecallResult(
+                injected=False,
+                reason=Reason.out_of_scope,
+                trigger=trigger,
+                profile=profile.name,
+                project=None,
+            )
+        prefilter = prefilter_for(profile, identity, registry, where.project, self._today())
+        if prefilter.is_empty():
+            return RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
+        hits = self.index.search(request.prompt, prefilter, k=CANDIDATES)
+        if not hits:
+            return RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
+        words = stems(request.prompt)
+        kept: list[tuple[Hit, float]] = []
+        for hit in hits:
+            ok, value = passes(words, hit, profile)
+            if ok:
+                kept.append((hit, value))
+        items, text = assemble(kept, profile)
+        if not items:
+            return RecallResult(
+                injected=False,
+                reason=Reason.below_threshold,
+                trigger=trigger,
+                considered=len(hits),
+                **base,
+            )
+        return RecallResult(
+            injected=True,
+            reason=Reason.injected,
+            trigger=trigger,
+            items=items,
+            text=text,
+            bytes=len(text.encode("utf-8")),
+            considered=len(hits),
+            **base,
+        )
+
+    def search(
+        self,
+        identity: Identity,
+        query: str,
+        *,
+        project: str | None = None,
+        cwd: str | None = None,
+        k: int = 10,
+        include_inactive: bool = False,
+    ) -> list[Hit]:
+        """The agent's own memory_search: same scope rules, no trigger, no gate; logged."""
+        profile = self.profile(identity)
+        registry = self.registry
+        where = resolve_project(registry, project=project, cwd=cwd, prompt=query)
+        if project and (where.project is None or not allowed(identity, where.project)):
+            hits: list[Hit] = []
+        else:
+            prefilter = prefilter_for(
+                profile,
+                identity,
+                registry,
+                where.project,
+                self._today(),
+                automatic=not include_inactive,
+            )
+            hits = [] if prefilter.is_empty() else self.index.search(query, prefilter, k=k)
+        self._log_search(identity, query, project, len(hits))
+        return hits
+
+    def read(self, identity: Identity, item_id: str) -> Item:
+        """One item in full (L2), readable even when superseded, expired or archived.
+
+        An item of a project outside the token's set is reported as missing, so ids of
+        other projects cannot be probed.
+        """
+        path = self.index.item_path(item_id)
+        if path is None:
+            raise UnknownItem(item_id)
+        items, _ = load_file(self.memory_root, path, self.registry)
+        item = next((i for i in items if i.id == item_id), None)
+        if item is None or not allowed(identity, item.project):
+            raise UnknownItem(item_id)
+        return item
+
+    def visible_projects(self, identity: Identity) -> list[Project]:
+        return [p for p in self.registry.projects if allowed(identity, p.id)]
+
+    def _log_search(self, identity: Identity, query: str, project: str | None, n: int) -> None:
+        if self.search_log is None:
+            return
+        record = {
+            "at": time.time(),
+            "agent": identity.agent,
+            "profile": identity.profile,
+            "query": query,
+            "project": project,
+            "results": n,
+        }
+        self.search_log.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock, self.search_log.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def item_view(item: Item) -> dict[str, object]:
+    """An item as the API shows it: all three layers plus its lifecycle fields."""
+    return {
+        "id": item.id,
+        "project": item.project,
+        "type": item.type.value,
+        "path": item.path,
+        "created": item.created.isoformat(),
+        "status": item.status.value,
+        "expires": item.expires.isoformat() if item.expires else None,
+        "supersedes": item.supersedes,
+        "l0": l0(item),
+        "l1": l1(item),
+        "sections": [{"heading": c.heading, "text": c.text} for c in l2(item)],
+        "evidence": [e.model_dump(mode="json") for e in item.evidence],
+        "global": item.project == GLOBAL,
+    }
