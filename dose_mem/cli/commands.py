@@ -4,4 +4,14 @@ from __future__ import annotations
 
 from types import ModuleType
 
-MODULES: list[ModuleType] = []
+from dose_mem.cli import bench, check, init, reindex, search, serve, token
+
+MODULES: list[ModuleType] = [
+    bench,
+    check,
+    init,
+    reindex,
+    search,
+    serve,
+    token,
+]
