@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)(?=\s|$)")
+_SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=\.)(?=\s|$)")
 _FULL_WIDTH_ENDS = frozenset("。！？；：」』）")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
 _MARKUP = re.compile(r"^\s{0,3}([-*+]\s+|\d+\.\s+|>\s?)", re.MULTILINE)
