@@ -1,0 +1,148 @@
+"""An evaluation environment: a memory with history, the agents that use it, and probes.
+
+Layout of an environment directory (a nested ``.git`` can not be committed into this
+repository, so the memory's history is stored as the file trees of its commits and the git
+repository is created from them at load time):
+
+```
+env.yaml                         name, shared budget, agents (profile + allowed projects)
+history/<NN>_<YYYY-MM-DD>_<slug>/  one commit each, in NN order, dated that day 18:00 in
+                                 the environment's time zone; its files are written over
+                                 the tree of the commit before (cards are append-only, so
+                                 an overlay is all a history needs)
+probes.jsonl                     one ``Probe`` per line
+```
+
+A probe is answered against the last commit strictly before the Monday 00:00 that starts
+its ISO week: the weekly snapshot a person would have had when that week began.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evaluation.probes import Probe, load_probes, week_start
+from memory_repo.errors import DoseMemError
+from memory_repo.history import commit, init_repo
+from recall_api.models import Identity
+
+ENV_FILE = "env.yaml"
+HISTORY_DIR = "history"
+PROBES_FILE = "probes.jsonl"
+COMMIT_HOUR = 18
+
+
+class AgentSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    profile: str
+    projects: list[str] | None = None
+
+
+class EnvSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    description: str = ""
+    utc_offset_hours: float = 0.0
+    budget_bytes: int = Field(default=1200, gt=0)
+    max_items: int = Field(default=5, gt=0)
+    agents: dict[str, AgentSpec]
+
+    @property
+    def tz(self) -> dt.timezone:
+        return dt.timezone(dt.timedelta(hours=self.utc_offset_hours))
+
+    def identity(self, agent: str) -> Identity:
+        spec = self.agents[agent]
+        return Identity(agent=agent, profile=spec.profile, projects=spec.projects,
+                        token_id=f"eval-{agent}")
+
+
+class Commit(BaseModel):
+    sha: str
+    at: dt.datetime
+    message: str
+
+
+class Environment(BaseModel):
+    """A loaded environment whose memory history lives in a real git repository at ``repo``."""
+
+    root: Path
+    spec: EnvSpec
+    probes: list[Probe]
+    repo: Path
+    commits: list[Commit]
+
+    def snapshot_for(self, probe: Probe) -> Commit | None:
+        return snapshot_before(self.commits, week_start(probe.timestamp))
+
+    def snapshots(self) -> dict[str, Commit | None]:
+        """Probe id -> the commit it is answered against."""
+        return {p.id: self.snapshot_for(p) for p in self.probes}
+
+
+class EnvironmentLoadError(DoseMemError):
+    """An environment directory that can not be loaded; names the file and the reason."""
+
+
+def load_env_spec(root: Path) -> EnvSpec:
+    path = root / ENV_FILE
+    try:
+        return EnvSpec.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError, ValidationError) as exc:
+        raise EnvironmentLoadError(f"{path}: {str(exc).splitlines()[0]}") from exc
+
+
+def load_environment(root: Path, workdir: Path) -> Environment:
+    """Read the spec and probes, and build the memory's git history under ``workdir``."""
+    root = Path(root)
+    spec = load_env_spec(root)
+    probes = load_probes(root / PROBES_FILE)
+    unknown = sorted({p.agent for p in probes} - set(spec.agents))
+    if unknown:
+        raise EnvironmentLoadError(f"{root / PROBES_FILE}: agents not in {ENV_FILE}: {unknown}")
+    repo = workdir / "memory"
+    commits = build_history(root / HISTORY_DIR, repo, spec.tz)
+    return Environment(root=root, spec=spec, probes=probes, repo=repo, commits=commits)
+
+
+def history_steps(history: Path) -> list[tuple[Path, dt.date, str]]:
+    """The commit folders in order, with their date and message."""
+    steps = []
+    for folder in sorted(p for p in history.iterdir() if p.is_dir()):
+        parts = folder.name.split("_", 2)
+        if len(parts) != 3:
+            raise EnvironmentLoadError(f"{folder}: expected <NN>_<YYYY-MM-DD>_<slug>")
+        try:
+            day = dt.date.fromisoformat(parts[1])
+        except ValueError as exc:
+            raise EnvironmentLoadError(f"{folder}: bad date {parts[1]!r}") from exc
+        steps.append((folder, day, parts[2].replace("-", " ")))
+    return steps
+
+
+def build_history(history: Path, dest: Path, tz: dt.timezone) -> list[Commit]:
+    """Create a git repository at ``dest`` with one dated commit per history folder."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    init_repo(dest)
+    commits: list[Commit] = []
+    for folder, day, message in history_steps(history):
+        shutil.copytree(folder, dest, dirs_exist_ok=True)
+        written = [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()]
+        at = dt.datetime.combine(day, dt.time(COMMIT_HOUR), tzinfo=tz)
+        sha = commit(dest, written, message, when=at)
+        commits.append(Commit(sha=sha, at=at, message=message))
+    return commits
+
+
+def snapshot_before(commits: list[Commit], moment: dt.datetime) -> Commit | None:
+    """The last commit strictly before ``moment`` (None if the memory did not exist yet)."""
+    earlier = [c for c in commits if c.at < moment]
+    return max(earlier, key=lambda c: c.at) if earlier else None
