@@ -1,0 +1,40 @@
+"""The ``dose-mem`` script: a fast path for per-prompt hooks, else the full CLI.
+
+Loading the full CLI imports every command (the index, LanceDB, Prefect) and takes
+seconds; a hook runs on every prompt under a 2 s budget, so ``dose-mem hook claude-code``
+is dispatched here with only httpx imported.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def _hook_timeout(args: list[str]) -> float | None:
+    """``--timeout N`` / ``--timeout=N`` after ``hook claude-code``; None when absent."""
+    for i, arg in enumerate(args):
+        if arg == "--timeout" and i + 1 < len(args):
+            return float(args[i + 1])
+        if arg.startswith("--timeout="):
+            return float(arg.split("=", 1)[1])
+    return None
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if args[:2] == ["hook", "claude-code"] and "--help" not in args:
+        from recall_api.hooks import claude_code_hook
+
+        try:
+            timeout = _hook_timeout(args[2:])
+        except ValueError:
+            timeout = None
+        claude_code_hook(timeout)
+        sys.exit(0)
+    from dose_mem.cli.main import app
+
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""A Hermes Agent memory provider backed by the dose-mem recall service (HTTP, httpx).
+
+Written against ``agent/memory_provider.py`` of NousResearch/hermes-agent: an abstract
+``MemoryProvider`` with ``name``, ``is_available()``, ``initialize(session_id, **kwargs)``,
+``get_tool_schemas()`` (abstract), plus the optional ``prefetch(query, *, session_id)``,
+``on_turn_start(turn_number, message, **kwargs)``, ``handle_tool_call``,
+``on_session_end(messages)`` and ``shutdown()``. Hermes calls ``prefetch`` before every
+model call and injects the returned text; it is a blocking call on the turn's path, so
+it has a short timeout and every failure returns "" (no memory, never an error).
+
+When Hermes itself is importable the class subclasses its ``MemoryProvider``; otherwise it
+stands alone with the same methods, so it can be tested and used without Hermes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from typing import Any
+
+import httpx
+
+try:  # pragma: no cover - exercised only inside a Hermes installation
+    from agent.memory_provider import MemoryProvider as _Base  # type: ignore[import-not-found]
+except ImportError:  # standalone: same interface, no Hermes dependency
+    _Base = object  # type: ignore[assignment,misc]
+
+DEFAULT_URL = "http://127.0.0.1:8765"
+SEARCH_TOOL = {
+    "name": "memory_search",
+    "description": (
+        "Search the user's shared dose-mem memory (projects, preferences, decisions) when "
+        "the memory injected for this turn does not cover what you need."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "What to look for."},
+            "project": {"type": "string", "description": "Optional project id."},
+            "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
+        },
+        "required": ["query"],
+    },
+}
+
+
+class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
+    """Stateful: holds the HTTP client, the session id and the turn counter Hermes drives."""
+
+    def __init__(
+        self,
+        url: str | None = None,
+        token: str | None = None,
+        *,
+        timeout_s: float = 2.0,
+    ) -> None:
+        self.url = (url or os.environ.get("DOSE_MEM_URL") or DEFAULT_URL).rstrip("/")
+        self.token = token or os.environ.get("DOSE_MEM_TOKEN", "")
+        self.timeout_s = timeout_s
+        self._client: httpx.Client | None = None
+        self.session_id = ""
+        self.turn = 0
+        self.cwd: str | None = None
+        self.last_result: dict[str, Any] | None = None
+        self._host_counts_turns = False
+
+    # -- Hermes lifecycle ---------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return "dose-mem"
+
+    def is_available(self) -> bool:
+        """Configured means a token is present; no network call, as Hermes requires."""
+        return bool(self.token)
+
+    def initialize(self, session_id: str, **kwargs: Any) -> None:
+        self.session_id = session_id or uuid.uuid4().hex
+        self.turn = 0
+        self.cwd = kwargs.get("cwd") or os.getcwd()
+
+    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
+        self.turn, self._host_counts_turns = max(int(turn_number), 1), True
+
+    def on_session_switch(self, new_session_id: str, **kwargs: Any) -> None:
+        self.session_id, self.turn = new_session_id, 0
+
+    def prefetch(self, query: str, *, session_id: str = "") -> str:
+        """The text dose-mem injects before this turn under the token's profile, or ""."""
+        if not query.strip():
+            return ""
+        if session_id and session_id != self.session_id:
+            self.on_session_switch(session_id)
+        if not self._host_counts_turns:  # older Hermes: count prefetches ourselves
+            self.turn += 1
+        body: dict[str, Any] = {
+            "prompt": query,
+            "session_id": self.session_id or "hermes",
+            "turn": max(self.turn, 1),
+        }
+        if self.cwd:
+            body["cwd"] = self.cwd
+        result = self._post("/v1/recall", body)
+        self.last_result = result
+        if not result or not result.get("injected"):
+            return ""
+        text = result.get("text", "")
+        return text if isinstance(text, str) else ""
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        return [SEARCH_TOOL]
+
+    def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        if tool_name != SEARCH_TOOL["name"]:
+            return json.dumps({"error": f"unknown tool {tool_name}"})
+        body = {k: v for k, v in args.items() if k in ("query", "project", "k") and v}
+        result = self._post("/v1/search", body)
+        if result is None:
+            return json.dumps({"error": "dose-mem is unreachable"})
+        hits = [
+            {"id": h["item_id"], "project": h["project"], "l0": h["l0"], "l1": h["l1"]}
+            for h in result.get("hits", [])
+        ]
+        return json.dumps({"hits": hits}, ensure_ascii=False)
+
+    def on_session_end(self, messages: list[dict[str, Any]]) -> None:
+        """Push the ended transcript so the next ingest can learn from it (best effort)."""
+        if messages:
+            self._post(
+                "/v1/sessions",
+                {"agent": "hermes", "format": "hermes", "session_id": self.session_id,
+                 "messages": messages},
+            )
+
+    def shutdown(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    # -- transport ----------------------------------------------------------------------
+    def _http(self) -> httpx.Client:
+        if self._client is None:
+            self._client = httpx.Client(
+                base_url=self.url,
+                headers={"Authorization": f"Bearer {self.token}"},
+                timeout=self.timeout_s,
+            )
+        return self._client
+
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            response = self._http().post(path, json=body)
+            response.raise_for_status()
+            data = response.json()
+        except (httpx.HTTPError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+
+def register(ctx: Any) -> None:
+    """Hermes plugin entry point (``plugins/memory/dose-mem/__init__.py`` re-exports it)."""
+    ctx.register_memory_provider(DoseMemProvider())

@@ -1,0 +1,162 @@
+"""The MCP face of the read path: ``memory_search``, ``memory_read`` and ``memory_recall``.
+
+The tools call ``RecallEngine`` in-process (never the HTTP service), so they obey exactly
+the same token and profile rules. Who is asking depends on the transport:
+
+* stdio: one client per process, so the token is verified once at start-up and every
+  call runs as that identity;
+* streamable HTTP: every request carries ``Authorization: Bearer <token>``; the SDK's
+  bearer middleware refuses a missing or bad token with 401 before any tool runs, and
+  each tool call resolves the identity from its own request's token (a revoked token
+  stops working on the next request, without a restart).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from memory_repo.errors import DoseMemError, MalformedCard, UnknownItem
+from recall_api.deps import Services
+from recall_api.engine import item_view
+from recall_api.models import MAX_PROMPT_CHARS, Identity, RecallRequest
+
+INSTRUCTIONS = (
+    "dose-mem is the user's shared memory across agents. Relevant memory is often injected "
+    "for you already; call memory_search when you need something that was not, and "
+    "memory_read with an id (from a search hit or an injected link) for the full text."
+)
+
+
+class UnusableProfile(DoseMemError):
+    """A valid token whose profile this server does not have (e.g. a deleted YAML)."""
+
+
+def identity_for(services: Services, token: str) -> Identity:
+    """Token -> identity, with the same checks as the HTTP service; raises TokenError."""
+    record = services.tokens.verify(token)
+    if record.profile not in services.engine.profiles:
+        raise UnusableProfile(f"token's profile {record.profile!r} is not configured")
+    return Identity(
+        agent=record.agent, profile=record.profile, projects=record.projects, token_id=record.id
+    )
+
+
+class StoreTokenVerifier:
+    """The SDK's bearer-token hook, backed by the dose-mem token store."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        try:
+            who = identity_for(self.services, token)
+        except DoseMemError:
+            return None
+        return AccessToken(
+            token=token, client_id=who.token_id, scopes=[], claims={"agent": who.agent}
+        )
+
+
+def _caller(services: Services, fixed: Identity | None) -> Identity:
+    """The identity of this call: the start-up one on stdio, the request's bearer on HTTP."""
+    if fixed is not None:
+        return fixed
+    access = get_access_token()  # set per request by the SDK's bearer middleware
+    if access is None:
+        raise ToolError("no bearer token on this request")
+    try:
+        return identity_for(services, access.token)
+    except DoseMemError as exc:
+        raise ToolError(f"token refused: {exc}") from exc
+
+
+def build_server(
+    services: Services,
+    identity: Identity | None = None,
+    *,
+    http_url: str | None = None,
+) -> MCPServer:
+    """An MCP server over ``services``. Give ``identity`` for stdio, ``http_url`` for HTTP."""
+    if (identity is None) == (http_url is None):
+        raise ValueError("give exactly one of identity (stdio) or http_url (streamable HTTP)")
+    auth_kwargs: dict[str, Any] = {}
+    if http_url is not None:
+        auth_kwargs = {
+            "token_verifier": StoreTokenVerifier(services),
+            "auth": AuthSettings(
+                issuer_url=http_url, resource_server_url=http_url, validate_token_resource=False
+            ),
+        }
+    server: MCPServer = MCPServer(
+        "dose-mem", instructions=INSTRUCTIONS, log_level="WARNING", **auth_kwargs
+    )
+    engine = services.engine
+
+    @server.tool()
+    def memory_search(
+        query: str = Field(min_length=1, max_length=4000, description="What to look for."),
+        project: str | None = Field(default=None, description="Limit to this project id."),
+        k: int = Field(default=5, ge=1, le=50, description="How many items at most."),
+    ) -> dict[str, Any]:
+        """Search the shared memory (hybrid dense + keyword) within your token's projects
+        and profile. Returns items with their one-line conclusion (l0), overview (l1) and
+        id; use memory_read(id) for the full text."""
+        who = _caller(services, identity)
+        engine.refresh()
+        hits = engine.search(who, query, project=project, k=k)
+        return {
+            "hits": [
+                {
+                    "id": h.item_id,
+                    "project": h.project,
+                    "type": h.type.value,
+                    "l0": h.l0,
+                    "l1": h.l1,
+                    "score": round(h.rrf, 6),
+                }
+                for h in hits
+            ]
+        }
+
+    @server.tool()
+    def memory_read(
+        id: str = Field(
+            min_length=1, max_length=300, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+        ),
+    ) -> dict[str, Any]:
+        """Read one memory item in full (all sections), even if superseded or archived."""
+        who = _caller(services, identity)
+        engine.refresh()
+        try:
+            return item_view(engine.read(who, id))
+        except UnknownItem as exc:
+            raise ToolError(str(exc)) from exc
+        except MalformedCard as exc:
+            raise ToolError(f"memory file is malformed: {exc}") from exc
+
+    @server.tool()
+    def memory_recall(
+        prompt: str = Field(min_length=1, max_length=MAX_PROMPT_CHARS),
+        session_id: str = Field(min_length=1, max_length=200),
+        turn: int = Field(ge=1, le=1_000_000, description="1 for a session's first prompt."),
+        cwd: str | None = Field(default=None, max_length=4096),
+        project: str | None = Field(default=None, max_length=200),
+    ) -> dict[str, Any]:
+        """The memory your profile would inject before this prompt, if any: 'text' is what
+        to prepend; when nothing is injected, 'reason' says why."""
+        who = _caller(services, identity)
+        engine.refresh()
+        request = RecallRequest(
+            prompt=prompt, session_id=session_id, turn=turn, cwd=cwd, project=project
+        )
+        return engine.recall(who, request).model_dump(mode="json")
+
+    return server
+
