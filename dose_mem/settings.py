@@ -44,6 +44,13 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 3
 
+    capture_claude_dir: Path = Field(default_factory=lambda: Path.home() / ".claude" / "projects")
+    capture_codex_dir: Path = Field(default_factory=lambda: Path.home() / ".codex" / "sessions")
+    capture_hermes_dir: Path = Field(default_factory=lambda: Path.home() / ".hermes")
+    capture_pi_dir: Path = Field(default_factory=lambda: Path.home() / ".pi" / "agent" / "sessions")
+    capture_idle_minutes: float = 30.0
+    capture_min_user_turns: int = 3
+
     @property
     def memory_path(self) -> Path:
         return (self.memory_dir or self.home / "memory").expanduser()
@@ -55,6 +62,11 @@ class Settings(BaseSettings):
     @property
     def index_path(self) -> Path:
         return self.state_path / "index"
+
+    @property
+    def inbox_path(self) -> Path:
+        """Transcripts pushed by agents (``POST /v1/sessions``) wait here for the next ingest."""
+        return self.state_path / "inbox"
 
     @property
     def profiles_path(self) -> Path:

@@ -1,0 +1,31 @@
+"""``dose-mem ingest``: run the ingest flow once, from the shell (same flow as the deployment)."""
+
+from __future__ import annotations
+
+import typer
+
+from dose_mem.cli.context import settings
+from memory_repo.errors import DoseMemError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ingest")(ingest)
+
+
+def ingest() -> None:
+    """Read ended agent sessions, distil verified facts, commit new cards, refresh the index."""
+    from flows.ingest import ingest as ingest_flow
+
+    conf = settings()
+    try:
+        summary = ingest_flow(home=str(conf.home))
+    except DoseMemError as exc:
+        typer.echo(f"ingest failed: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    decisions = ", ".join(f"{k} {v}" for k, v in sorted(summary.decisions.items())) or "none"
+    typer.echo(
+        f"run {summary.run_id}: {summary.sessions_read} sessions, "
+        f"{summary.facts_distilled} facts, {summary.quotes_rejected} quotes rejected, "
+        f"decisions: {decisions}; {summary.cards_written} cards written, "
+        f"commit {summary.commit or 'none'}"
+    )

@@ -1,0 +1,213 @@
+"""The ``ingest`` flow: ended sessions in, verified cards and one git commit out.
+
+capture -> digest -> distill -> verify -> pre-screen -> neighbours -> judge -> append ->
+reindex. Every step is a plain function (flows/*.py) wrapped here as a Prefect task; the
+steps that call out to a model retry with backoff.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections import Counter
+from pathlib import Path
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.runtime import flow_run
+from pydantic import BaseModel, Field
+
+from dose_mem.settings import Settings, get_settings
+from flows import append, judge, neighbours, prescreen, rules, verify
+from flows import digest as digest_step
+from flows import distill as distill_step
+from flows.capture import ledger, sources
+from flows.capture.ledger import Pending
+from flows.digest import Digest
+from flows.facts import Candidate, Decision, Fact, Neighbour
+from flows.lock import ingest_lock
+from flows.reindex import refresh_index
+from memory_repo.bootstrap import has_memory, init_memory
+from memory_repo.index.embedders import Embedder, make_embedder
+from memory_repo.index.query import Index, IndexMissing
+from memory_repo.models import Registry
+from memory_repo.store import load_memory
+
+LLM_RETRY_DELAYS = [2, 8, 30]
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    recovered: list[str] = Field(default_factory=list)
+    sessions_read: int = 0
+    facts_distilled: int = 0
+    quotes_rejected: int = 0
+    prescreen_rejected: int = 0
+    decisions: dict[str, int] = Field(default_factory=dict)
+    cards_written: int = 0
+    evidence_appended: int = 0
+    commit: str | None = None
+
+
+@task(cache_policy=NO_CACHE)
+def capture(settings: Settings, now: dt.datetime) -> list[Pending]:
+    entries = ledger.load(settings.state_path / "ledger.json")
+    return ledger.pending(sources.ended_transcripts(settings, now), entries)
+
+
+@task(cache_policy=NO_CACHE)
+def digest(item: Pending, registry: Registry) -> Digest:
+    return digest_step.digest(item, registry)
+
+
+@task(cache_policy=NO_CACHE, retries=len(LLM_RETRY_DELAYS), retry_delay_seconds=LLM_RETRY_DELAYS)
+def distill(d: Digest, settings: Settings, registry: Registry) -> list[Fact]:
+    return distill_step.distill(d, settings, registry)
+
+
+@task(cache_policy=NO_CACHE)
+def verify_quotes(facts: list[Fact], d: Digest) -> tuple[list[Candidate], list[Fact]]:
+    return verify.verify(facts, d)
+
+
+@task(cache_policy=NO_CACHE)
+def screen(candidates: list[Candidate]) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+    kept, rejected = [], []
+    for c in candidates:
+        reason = prescreen.screen(c)
+        (rejected.append((c, reason)) if reason else kept.append(c))
+    return kept, rejected
+
+
+@task(cache_policy=NO_CACHE)
+def find_neighbours(candidates: list[Candidate], settings: Settings,
+                    embedder: Embedder) -> list[list[Neighbour]]:
+    try:
+        index = Index.open(settings.index_path, embedder)
+    except IndexMissing:
+        index = None
+    items = load_memory(settings.memory_path).items
+    return [neighbours.neighbours(c, index, items) for c in candidates]
+
+
+@task(cache_policy=NO_CACHE, retries=len(LLM_RETRY_DELAYS), retry_delay_seconds=LLM_RETRY_DELAYS)
+def judge_all(candidates: list[Candidate], near: list[list[Neighbour]],
+              settings: Settings) -> list[Decision]:
+    return judge.judge(candidates, near, settings)
+
+
+@task(cache_policy=NO_CACHE)
+def append_cards(settings: Settings, journal: append.Journal) -> append.Journal:
+    return append.apply(settings.memory_path, settings.state_path, journal)
+
+
+@task(cache_policy=NO_CACHE)
+def reindex(settings: Settings, embedder: Embedder) -> None:
+    refresh_index(settings, embedder)
+
+
+def fold_duplicates(candidates: list[Candidate]) -> list[Candidate]:
+    """Near-identical facts from this same run become one candidate with more evidence."""
+    kept: list[Candidate] = []
+    for c in candidates:
+        words = rules.subject(c.fact.statement)
+        twin = next((k for k in kept if rules.jaccard(words, rules.subject(k.fact.statement))
+                     >= rules.NEAR_DUPLICATE and not (c.correction and words - rules.subject(
+                         k.fact.statement))), None)
+        if twin is None:
+            kept.append(c)
+        else:
+            twin.also.append(append.evidence_of(c, ""))
+    return kept
+
+
+def _run_id() -> str:
+    short = (flow_run.get_id() or uuid.uuid4().hex)[:8]
+    return f"{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%SZ}-{short}"
+
+
+@flow(name="ingest")
+def ingest(home: str | None = None) -> RunSummary:
+    """One ingest run over every configured source; ``home`` overrides DOSE_MEM_HOME."""
+    settings = get_settings(home=Path(home) if home else None)
+    log = get_run_logger()
+    summary = RunSummary(run_id=_run_id())
+    with ingest_lock(settings.state_path, wait_s=5.0):
+        root, state = settings.memory_path, settings.state_path
+        if not has_memory(root):
+            init_memory(root)
+        summary.recovered = append.recover(root, state)
+        embedder = make_embedder(settings)
+        reindex(settings, embedder)
+        registry = load_memory(root).registry
+        items = capture(settings, dt.datetime.now(dt.UTC))
+        summary.sessions_read = len(items)
+        candidates: list[Candidate] = []
+        for item in items:
+            d = digest(item, registry)
+            facts = distill(d, settings, registry)
+            kept, dropped = verify_quotes(facts, d)
+            summary.facts_distilled += len(facts)
+            summary.quotes_rejected += len(dropped)
+            candidates += kept
+        kept, rejected = screen(candidates)
+        summary.prescreen_rejected = len(rejected)
+        kept = fold_duplicates(kept)
+        near = find_neighbours(kept, settings, embedder)
+        decisions = judge_all(kept, near, settings)
+        decided = list(zip(kept, decisions, strict=True))
+        decided += [(c, Decision(action="reject", reason=r)) for c, r in rejected]
+        summary.decisions = dict(Counter(d.action for _, d in decided))
+        memory = load_memory(root)
+        paths = {i: item.path for i, item in memory.items.items()}
+        writes = append.plan(root, summary.run_id, decided, paths, memory.registry)
+        journal = append.Journal(
+            run_id=summary.run_id, writes=writes,
+            message=append.commit_message(summary.run_id, {
+                "sessions": len(items), **{k: summary.decisions.get(k, 0) for k in
+                                           ("promote", "merge", "supersede", "reject")}}),
+        )
+        ledger.record(journal.ledger, items, summary.run_id)
+        journal = append_cards(settings, journal)
+        summary.commit = journal.commit
+        summary.cards_written = sum(1 for w in writes if w.before is None
+                                    and not w.rel.endswith(".evidence.jsonl"))
+        summary.evidence_appended = sum(1 for w in writes if w.rel.endswith(".evidence.jsonl"))
+        if writes:
+            reindex(settings, embedder)
+    log.info("ingest %s: %s", summary.run_id, summary.model_dump_json())
+    _artifacts(summary, decided)
+    return summary
+
+
+def _artifacts(summary: RunSummary, decided: list[tuple[Candidate, Decision]]) -> None:
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(summary.decisions.items())) or "none"
+    create_markdown_artifact(
+        key="ingest-summary",
+        description=f"ingest run {summary.run_id}",
+        markdown="\n".join([
+            f"# Ingest run `{summary.run_id}`", "",
+            "| | |", "|---|---|",
+            f"| sessions read | {summary.sessions_read} |",
+            f"| facts distilled | {summary.facts_distilled} |",
+            f"| quotes rejected | {summary.quotes_rejected} |",
+            f"| pre-screen rejected | {summary.prescreen_rejected} |",
+            f"| decisions | {kinds} |",
+            f"| cards written | {summary.cards_written} |",
+            f"| evidence appended | {summary.evidence_appended} |",
+            f"| commit | {summary.commit or 'none (nothing new)'} |",
+            f"| recovered runs | {', '.join(summary.recovered) or 'none'} |",
+        ]),
+    )
+    create_table_artifact(
+        key="ingest-decisions",
+        description=f"decisions of ingest run {summary.run_id}",
+        table=[{"statement": c.fact.statement, "action": d.action, "target": d.target or "",
+                "reason": d.reason, "agent": c.agent, "session": c.session}
+               for c, d in decided],
+    )
+
+
+if __name__ == "__main__":
+    ingest()

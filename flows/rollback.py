@@ -1,0 +1,27 @@
+"""Undo a landed ingest run: revert its commit (a new commit; history is kept) and reindex."""
+
+from __future__ import annotations
+
+from dose_mem.settings import Settings
+from flows.append import find_run_commit
+from flows.reindex import refresh_index
+from memory_repo import history
+from memory_repo.errors import DoseMemError
+from memory_repo.index.embedders import make_embedder
+
+
+class UnknownRun(DoseMemError):
+    """No commit in the memory repository names this run."""
+
+
+def rollback(settings: Settings, run_id: str) -> str:
+    """Returns the sha of the revert commit."""
+    root = settings.memory_path
+    sha = find_run_commit(root, run_id)
+    if sha is None:
+        raise UnknownRun(f"no commit of ingest run {run_id!r} in {root} (it wrote nothing?)")
+    reverted = history.revert(
+        root, sha, f"Roll back ingest run {run_id}\n\nDose-Mem-Rollback: {run_id}\n"
+    )
+    refresh_index(settings, make_embedder(settings))
+    return reverted
