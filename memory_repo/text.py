@@ -51,8 +51,9 @@ def cut_bytes(text: str, limit: int, ellipsis: str = "…") -> str:
     if utf8_len(text) <= limit:
         return text
     room = max(0, limit - utf8_len(ellipsis))
-    cut = text.encode("utf-8")[:room].decode("utf-8", errors="ignore")
-    return cut.rstrip() + ellipsis if limit >= utf8_len(ellipsis) else ""
+    cut = text.encode("utf-8")[:room].decode("utf-8", errors="ignore").rstrip()
+    # A lone ellipsis says nothing: when no character fits, the overview is empty.
+    return cut + ellipsis if cut and limit >= utf8_len(ellipsis) else ""
 
 
 def take_sentences(text: str, limit: int) -> str:

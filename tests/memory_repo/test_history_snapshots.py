@@ -1,0 +1,96 @@
+"""The memory read as of a past moment: older state, weekly snapshots, reverts as new commits."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from memory_repo import history
+from memory_repo.demo import DEMO_IDS, build_demo
+from memory_repo.store import load_memory
+
+UTC = dt.UTC
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("hist") / "memory"
+    build_demo(root)
+    return root
+
+
+def test_demo_history_spans_several_weeks(demo: Path) -> None:
+    commits = history.history(demo)
+    assert len(commits) == 8
+    assert commits[0].date.date() == dt.date(2026, 10, 5)
+    assert commits[-1].date.date() == dt.date(2026, 11, 23)
+    assert (commits[-1].date - commits[0].date).days >= 7 * 7
+    assert [c.date for c in commits] == sorted(c.date for c in commits)
+
+
+def test_as_of_a_date_returns_the_older_state(demo: Path) -> None:
+    with history.memory_as_of(demo, dt.datetime(2026, 10, 20, tzinfo=UTC)) as old:
+        assert old is not None
+        items = load_memory(old).items
+        assert DEMO_IDS["amber"] in items
+        assert DEMO_IDS["teal"] not in items
+        assert DEMO_IDS["pdfplumber_pitfall"] in items
+        assert load_memory(old).problems == []
+    assert not old.exists()
+    assert DEMO_IDS["teal"] in load_memory(demo).items
+
+
+def test_as_of_is_strictly_before(demo: Path) -> None:
+    second = history.history(demo)[1]
+    assert history.commit_before(demo, second.date).sha == history.history(demo)[0].sha
+    with history.memory_as_of(demo, dt.datetime(2026, 10, 5, 18, tzinfo=UTC)) as nothing:
+        assert nothing is None
+
+
+def test_as_of_a_commit(demo: Path) -> None:
+    first = history.history(demo)[0]
+    with history.memory_as_of(demo, first.sha) as old:
+        assert old is not None
+        assert DEMO_IDS["table_objects_decision"] not in load_memory(old).items
+
+
+def test_weekly_snapshots(demo: Path) -> None:
+    weeks = history.week_starts(dt.date(2026, 10, 1), dt.date(2026, 11, 30))
+    assert weeks[0] == dt.date(2026, 9, 28) and weeks[-1] == dt.date(2026, 11, 30)
+    snaps = history.weekly_snapshots(demo, weeks)
+    assert snaps[dt.date(2026, 9, 28)] is None
+    assert snaps[dt.date(2026, 10, 5)] is None  # the first commit is that Monday evening
+    assert snaps[dt.date(2026, 10, 12)].message.startswith("Import memory")
+    assert snaps[dt.date(2026, 11, 30)].sha == history.history(demo)[-1].sha
+
+
+def test_revert_undoes_a_commit_with_a_new_one(tmp_path: Path) -> None:
+    root = tmp_path / "m"
+    shas = build_demo(root)
+    teal = root / "global/cards" / f"{DEMO_IDS['teal']}.md"
+    assert teal.exists()
+    new = history.revert(root, shas[4], message="rollback run teal")
+    assert not teal.exists()
+    commits = history.history(root)
+    assert commits[-1].sha == new and commits[-1].message == "rollback run teal"
+    assert len(commits) == 9
+    with pytest.raises(history.HistoryError):
+        history.revert(root, "0" * 40)
+
+
+def test_commit_records_the_given_date_and_deletions(tmp_path: Path) -> None:
+    root = tmp_path / "m"
+    history.init_repo(root)
+    assert history.history(root) == []
+    (root / "a.md").write_text("a", encoding="utf-8")
+    history.commit(root, ["a.md"], "add a", dt.datetime(2026, 1, 2, 3, 4, 5))
+    (root / "a.md").unlink()
+    history.commit(root, ["a.md"], "drop a", dt.datetime(2026, 1, 9, tzinfo=UTC))
+    first, second = history.history(root)
+    assert first.date == dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    with history.memory_as_of(root, second.sha) as now:
+        assert now is not None and not (now / "a.md").exists()
+    with history.memory_as_of(root, first.sha) as then:
+        assert then is not None and (then / "a.md").read_text(encoding="utf-8") == "a"
