@@ -1,0 +1,47 @@
+"""Judges turn (probe, injection) into a verdict: did the turn need memory, and what was
+each injected item worth? The gold judge reads the labels stored with the probe.
+
+Labels: ``necessary`` and ``helpful`` items are useful; ``harmful`` items would mislead
+(a superseded preference, another project's fact); anything else is ``neutral``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from evaluation.probes import Probe
+from evaluation.systems import Injection
+
+
+class Label(StrEnum):
+    necessary = "necessary"
+    helpful = "helpful"
+    neutral = "neutral"
+    harmful = "harmful"
+
+
+USEFUL = frozenset({Label.necessary, Label.helpful})
+
+
+class Verdict(BaseModel):
+    needs_memory: bool
+    labels: dict[str, Label] = Field(default_factory=dict)
+
+
+def gold_verdict(probe: Probe, injection: Injection) -> Verdict:
+    if probe.gold is None:
+        raise ValueError(f"probe {probe.id} has no gold labels; use --judge llm")
+    gold = probe.gold
+    labels: dict[str, Label] = {}
+    for item_id in injection.ids:
+        if item_id in gold.harmful:
+            labels[item_id] = Label.harmful
+        elif item_id in gold.necessary:
+            labels[item_id] = Label.necessary
+        elif item_id in gold.helpful:
+            labels[item_id] = Label.helpful
+        else:
+            labels[item_id] = Label.neutral
+    return Verdict(needs_memory=gold.needs_memory, labels=labels)

@@ -1,0 +1,150 @@
+"""Metrics of dose and quality per system, with session-clustered bootstrap CIs.
+
+Per turn we record counts; every metric is a ratio of sums of those counts, so a bootstrap
+resample (sessions drawn with replacement, since turns of one session are not independent)
+is one matrix product, and 2,000 resamples take milliseconds.
+
+Definitions (a "turn" is one probe answered by one system):
+- items_per_turn, bytes_per_turn: mean injected items / bytes over all turns
+- injection_rate: share of turns with anything injected
+- hit_rate: share of memory-needing turns with at least one useful (necessary or helpful) item
+- useful_content: on memory-needing turns, the mean share of injected bytes that are useful
+  (0 on a turn that got nothing)
+- useful_rate, harmful_rate: useful / harmful items over all injected items (0 if none)
+- harmful_turn_rate: share of turns with at least one harmful item injected
+- silence: share of turns needing no memory on which nothing was injected
+- routine_injection_rate: injection rate on probes tagged ``routine`` (coding steps)
+- composite = 0.5 * hit_rate + 0.5 * silence - harmful_turn_rate, in [-1, 1]: needing
+  and not needing memory weigh the same however many turns each has, and every turn that
+  misled the agent costs a full turn's worth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel
+
+from evaluation.judges import USEFUL, Label, Verdict
+from evaluation.probes import Probe
+from evaluation.systems import Injection
+
+COLUMNS = (
+    "turns", "injected", "items", "bytes", "need", "need_hit", "need_useful_share",
+    "noneed", "noneed_silent", "useful_items", "harmful_items", "harmful_turns",
+    "routine", "routine_injected",
+)
+METRICS = (
+    "hit_rate", "useful_content", "useful_rate", "harmful_rate", "harmful_turn_rate",
+    "silence", "injection_rate", "routine_injection_rate", "items_per_turn", "bytes_per_turn",
+    "composite",
+)
+RESAMPLES = 2000
+SEED = 20260907
+
+
+class TurnRecord(BaseModel):
+    probe_id: str
+    session_id: str
+    system: str
+    items: list[str]
+    labels: dict[str, Label]
+    bytes: int
+    needs_memory: bool
+    routine: bool
+    useful_bytes: int
+
+    def counts(self) -> list[float]:
+        n_items = len(self.items)
+        useful = sum(self.labels.get(i) in USEFUL for i in self.items)
+        harmful = sum(self.labels.get(i) == Label.harmful for i in self.items)
+        injected = n_items > 0
+        share = self.useful_bytes / self.bytes if self.bytes else 0.0
+        return [
+            1, injected, n_items, self.bytes,
+            self.needs_memory, self.needs_memory and useful > 0,
+            share if self.needs_memory else 0.0,
+            not self.needs_memory, not self.needs_memory and not injected,
+            useful, harmful, harmful > 0, self.routine, self.routine and injected,
+        ]
+
+
+def turn_record(system: str, probe: Probe, injection: Injection, verdict: Verdict
+                ) -> TurnRecord:
+    useful_bytes = sum(i.bytes for i in injection.items if verdict.labels.get(i.id) in USEFUL)
+    return TurnRecord(
+        probe_id=probe.id, session_id=probe.session_id, system=system, items=injection.ids,
+        labels=verdict.labels, bytes=injection.bytes, needs_memory=verdict.needs_memory,
+        routine="routine" in probe.tags, useful_bytes=useful_bytes,
+    )
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    return np.divide(num, den, out=np.zeros_like(num, dtype=float), where=den > 0)
+
+
+def metrics_from_sums(s: np.ndarray) -> dict[str, np.ndarray]:
+    """Metrics from column sums; ``s`` is (..., len(COLUMNS)), so it works on resamples too."""
+    c = {name: s[..., i].astype(float) for i, name in enumerate(COLUMNS)}
+    out = {
+        "hit_rate": _ratio(c["need_hit"], c["need"]),
+        "useful_content": _ratio(c["need_useful_share"], c["need"]),
+        "useful_rate": _ratio(c["useful_items"], c["items"]),
+        "harmful_rate": _ratio(c["harmful_items"], c["items"]),
+        "harmful_turn_rate": _ratio(c["harmful_turns"], c["turns"]),
+        "silence": _ratio(c["noneed_silent"], c["noneed"]),
+        "injection_rate": _ratio(c["injected"], c["turns"]),
+        "routine_injection_rate": _ratio(c["routine_injected"], c["routine"]),
+        "items_per_turn": _ratio(c["items"], c["turns"]),
+        "bytes_per_turn": _ratio(c["bytes"], c["turns"]),
+    }
+    out["composite"] = 0.5 * out["hit_rate"] + 0.5 * out["silence"] - out["harmful_turn_rate"]
+    return out
+
+
+def session_matrix(records: list[TurnRecord]) -> np.ndarray:
+    """Per-session column sums, sessions in first-seen order: the bootstrap's clusters."""
+    order: dict[str, int] = {}
+    for r in records:
+        order.setdefault(r.session_id, len(order))
+    matrix = np.zeros((len(order), len(COLUMNS)))
+    for r in records:
+        matrix[order[r.session_id]] += np.asarray(r.counts(), dtype=float)
+    return matrix
+
+
+def point_estimates(records: list[TurnRecord]) -> dict[str, float]:
+    sums = session_matrix(records).sum(axis=0)
+    return {k: float(v) for k, v in metrics_from_sums(sums).items()}
+
+
+def bootstrap_sums(matrix: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED
+                   ) -> np.ndarray:
+    """Column sums of ``resamples`` session-level resamples: (resamples, columns)."""
+    n = matrix.shape[0]
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples)
+    return weights @ matrix
+
+
+def percentile_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    tail = (1 - level) / 2 * 100
+    lo, hi = np.percentile(values, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
+class Estimate(BaseModel):
+    value: float
+    ci: tuple[float, float]
+
+
+def summarise(records: list[TurnRecord], resamples: int = RESAMPLES, seed: int = SEED
+              ) -> dict[str, Estimate]:
+    """Every metric with its 95% session-clustered bootstrap CI."""
+    matrix = session_matrix(records)
+    point = metrics_from_sums(matrix.sum(axis=0))
+    boot = metrics_from_sums(bootstrap_sums(matrix, resamples, seed))
+    return {
+        name: Estimate(value=round(float(point[name]), 4),
+                       ci=tuple(round(x, 4) for x in percentile_ci(boot[name])))
+        for name in METRICS
+    }

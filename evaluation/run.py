@@ -1,0 +1,155 @@
+"""Run an evaluation: replay every probe against its weekly snapshot, tune each system's
+threshold on the dev split, answer the test split once, judge, and measure.
+
+Thresholds are chosen on dev by the composite score (ties: fewer bytes per turn), one per
+tuning group (``System.group``). Tuning uses the gold labels when every dev probe has them
+(the LLM judge is not asked once per grid point); the report is on the test split only.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from dose_mem.settings import Settings
+from evaluation.environment import Environment, load_environment
+from evaluation.judges import Verdict, gold_verdict
+from evaluation.metrics import Estimate, TurnRecord, point_estimates, summarise, turn_record
+from evaluation.probes import Probe, Split, system_input
+from evaluation.snapshots import SnapshotStore
+from evaluation.systems import (
+    Injection,
+    Skipped,
+    System,
+    baseline_systems,
+    dose_mem_systems,
+    external_systems,
+)
+from memory_repo.index.embedders import make_embedder
+from profiles.model import load_profiles
+
+Tick = Callable[[str], None]
+JudgeFn = Callable[[list[Probe], dict[str, dict[str, Injection]]], dict[str, dict[str, Verdict]]]
+
+
+class SystemResult(BaseModel):
+    thresholds: dict[str, float]
+    metrics: dict[str, Estimate]
+    dev_composite: dict[str, float]
+
+
+class EvalResult(BaseModel):
+    env: str
+    judge: str
+    probes: int
+    dev_probes: int
+    test_probes: int
+    snapshots: dict[str, str]
+    systems: dict[str, SystemResult]
+    skipped: list[Skipped] = Field(default_factory=list)
+    agreement: dict[str, float | int | str] = Field(default_factory=dict)
+    records: list[TurnRecord] = Field(default_factory=list, exclude=True)
+
+
+def answer_all(system: System, probes: list[Probe], env: Environment, store: SnapshotStore,
+               threshold: Callable[[str], float], tick: Tick | None = None
+               ) -> dict[str, Injection]:
+    """One replay of ``probes`` in time order; a probe before any memory gets nothing."""
+    system.start_pass()
+    out: dict[str, Injection] = {}
+    for probe in sorted(probes, key=lambda p: (p.timestamp, p.id)):
+        commit = env.snapshot_for(probe)
+        inp = system_input(probe)
+        if commit is None:
+            out[probe.id] = Injection()
+        else:
+            out[probe.id] = system.answer(inp, store.get(commit), threshold(system.group(inp)))
+        if tick:
+            tick(system.name)
+    return out
+
+
+def gold_records(name: str, probes: list[Probe], answers: dict[str, Injection]
+                 ) -> list[TurnRecord]:
+    return [turn_record(name, p, answers[p.id], gold_verdict(p, answers[p.id])) for p in probes]
+
+
+def tune(system: System, dev: list[Probe], env: Environment, store: SnapshotStore,
+         tick: Tick | None = None) -> tuple[dict[str, float], dict[str, float]]:
+    """Per tuning group: the grid threshold with the best dev composite (then fewest bytes)."""
+    groups = {system.group(system_input(p)) for p in dev}
+    best: dict[str, tuple[float, float, float]] = {}
+    for t in system.grid:
+        answers = answer_all(system, dev, env, store, lambda _g, t=t: t, tick)
+        records = gold_records(system.name, dev, answers)
+        for group in groups:
+            ids = {p.id for p in dev if system.group(system_input(p)) == group}
+            m = point_estimates([r for r in records if r.probe_id in ids])
+            key = (m["composite"], -m["bytes_per_turn"], t)
+            if group not in best or key[:2] > best[group][:2]:
+                best[group] = key
+    return ({g: v[2] for g, v in best.items()}, {g: round(v[0], 4) for g, v in best.items()})
+
+
+def run_evaluation(
+    env_dir: Path,
+    settings: Settings,
+    *,
+    judge: str = "gold",
+    judge_fn: JudgeFn | None = None,
+    workdir: Path | None = None,
+    progress: Callable[[int], Tick] | None = None,
+    only: list[str] | None = None,
+) -> EvalResult:
+    """``progress(total)`` returns a callback ticked once per answered probe."""
+    with tempfile.TemporaryDirectory(prefix="dose-mem-eval-") as tmp:
+        work = Path(workdir or tmp)
+        env = load_environment(Path(env_dir), work)
+        profiles = load_profiles(settings.profiles_path)
+        store = SnapshotStore(env, work, make_embedder(settings), profiles)
+        external, skipped = external_systems(settings.llm_base_url)
+        systems: list[System] = [
+            *dose_mem_systems(profiles, env.spec), *baseline_systems(env.spec), *external]
+        if only:
+            systems = [s for s in systems if s.name in only]
+        dev = [p for p in env.probes if p.split == Split.dev]
+        test = [p for p in env.probes if p.split == Split.test]
+        if any(p.gold is None for p in dev):
+            raise ValueError("every dev probe needs gold labels to tune thresholds")
+        total = sum(len(s.grid) * len(dev) + len(test) for s in systems)
+        tick = progress(total) if progress else None
+        tuned: dict[str, tuple[dict[str, float], dict[str, float]]] = {}
+        answers: dict[str, dict[str, Injection]] = {}
+        for system in systems:
+            tuned[system.name] = tune(system, dev, env, store, tick)
+            chosen = tuned[system.name][0]
+            answers[system.name] = answer_all(
+                system, test, env, store, lambda g, c=chosen: c.get(g, max(c.values())), tick)
+        if judge == "gold":
+            verdicts = {name: {p.id: gold_verdict(p, a[p.id]) for p in test}
+                        for name, a in answers.items()}
+        elif judge_fn is not None:
+            verdicts = judge_fn(test, answers)
+        else:
+            raise ValueError(f"unknown judge {judge!r}")
+        records: list[TurnRecord] = []
+        results: dict[str, SystemResult] = {}
+        for system in systems:
+            name = system.name
+            mine = [turn_record(name, p, answers[name][p.id], verdicts[name][p.id])
+                    for p in test]
+            records.extend(mine)
+            results[name] = SystemResult(
+                thresholds=tuned[name][0], dev_composite=tuned[name][1],
+                metrics=summarise(mine),
+            )
+        snaps = {p.id: (c.sha[:10] if (c := env.snapshot_for(p)) else "none")
+                 for p in env.probes}
+        return EvalResult(
+            env=env.spec.name, judge=judge, probes=len(env.probes), dev_probes=len(dev),
+            test_probes=len(test), snapshots=snaps, systems=results, skipped=skipped,
+            records=records,
+        )

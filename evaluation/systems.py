@@ -1,0 +1,182 @@
+"""The systems under evaluation, behind one interface: given what a person just said (a
+``SystemInput``, which has no follow-ups) and the week's snapshot, what would be injected?
+
+Systems defined here (every one under the environment's shared budget at most):
+
+- ``dose-mem``: each probe under its own agent's profile (hermes -> full, coding agents ->
+  working, calendar -> personal), one threshold tuned per profile. This is the deployed
+  configuration.
+- ``dose-mem/full``, ``dose-mem/working``, ``dose-mem/personal``: that one profile applied
+  to every probe (the agent's identity still limits which projects it may see).
+- ``dense``, ``bm25``: the index's single retrieval leg over every allowed project, as a
+  plain vector or keyword store would do it: no trigger, no lifecycle (superseded and
+  archived cards stay findable), no gate beyond a threshold on the leg's own score; the
+  top items rendered at L0+L1 within the shared budget and item cap.
+- ``mem0``, ``openviking``: their own write and read paths, when installed and an LLM
+  endpoint is configured; otherwise skipped with the reason in the report.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from evaluation.environment import EnvSpec
+from evaluation.probes import SystemInput
+from evaluation.snapshots import Snapshot
+from memory_repo.index.hits import Hit
+from memory_repo.index.scope import Prefilter, ScopeClause
+from memory_repo.models import GLOBAL
+from profiles.model import Gate, Level, Profile, Trigger
+from recall_api.assemble import assemble
+from recall_api.models import RecallRequest
+from recall_api.triggers import SessionTracker
+
+DEPTH = 10
+
+
+class InjectedCard(BaseModel):
+    id: str
+    text: str
+    bytes: int
+
+
+class Injection(BaseModel):
+    """What a system put in front of the agent for one probe (empty = stayed silent)."""
+
+    items: list[InjectedCard] = Field(default_factory=list)
+    bytes: int = 0
+
+    @property
+    def ids(self) -> list[str]:
+        return [i.id for i in self.items]
+
+
+class System(Protocol):
+    name: str
+    grid: list[float]
+
+    def group(self, inp: SystemInput) -> str:
+        """Probes sharing a group share one tuned threshold."""
+        ...
+
+    def start_pass(self) -> None:
+        """Forget session state: a new replay of the probes begins."""
+        ...
+
+    def answer(self, inp: SystemInput, snapshot: Snapshot, threshold: float) -> Injection: ...
+
+
+class DoseMem:
+    """The read path itself (``RecallEngine.recall``), with the gate threshold overridden."""
+
+    def __init__(self, name: str, profiles: dict[str, Profile], spec: EnvSpec,
+                 profile: str | None = None) -> None:
+        self.name = name
+        self.profiles = profiles
+        self.spec = spec
+        self.fixed_profile = profile
+        self.grid = [round(0.05 * i, 2) for i in range(4, 17)]
+        self._snapshots: set[int] = set()
+
+    def group(self, inp: SystemInput) -> str:
+        return self.fixed_profile or inp.profile
+
+    def start_pass(self) -> None:
+        self._snapshots.clear()
+
+    def answer(self, inp: SystemInput, snapshot: Snapshot, threshold: float) -> Injection:
+        if id(snapshot) not in self._snapshots:
+            snapshot.engine.sessions = SessionTracker()  # a fresh replay
+            self._snapshots.add(id(snapshot))
+        base = self.profiles[self.group(inp)]
+        profile = base.model_copy(update={"gate": Gate(
+            threshold=threshold, min_l0_overlap=base.gate.min_l0_overlap)})
+        request = RecallRequest(
+            prompt=inp.prompt, session_id=inp.session_id, turn=inp.turn, cwd=inp.cwd,
+            project=inp.project, previous_turn=inp.previous_turn,
+        )
+        snapshot.set_day(inp.timestamp)
+        result = snapshot.engine.recall(self.spec.identity(inp.agent), request, profile)
+        return Injection(
+            items=[InjectedCard(id=i.id, text=i.text, bytes=i.bytes) for i in result.items],
+            bytes=result.bytes,
+        )
+
+
+class RetrievalBaseline:
+    """One retrieval leg (dense or BM25) with a threshold on that leg's own score."""
+
+    def __init__(self, mode: str, spec: EnvSpec, grid: list[float],
+                 score: Callable[[Hit], float]) -> None:
+        self.name = mode
+        self.mode = mode
+        self.spec = spec
+        self.grid = grid
+        self.score = score
+        self.profile = Profile(
+            name=f"baseline-{mode}", triggers=[Trigger.every_turn], scope="full",
+            level=Level.l0_l1, budget_bytes=spec.budget_bytes, max_items=spec.max_items,
+            gate=Gate(threshold=0.0),
+        )
+
+    def group(self, inp: SystemInput) -> str:
+        return "all"
+
+    def start_pass(self) -> None:
+        """Stateless: every turn is answered on its own."""
+
+    def answer(self, inp: SystemInput, snapshot: Snapshot, threshold: float) -> Injection:
+        allowed = self.spec.identity(inp.agent).projects
+        projects = sorted(snapshot.memory.registry.ids if allowed is None else allowed)
+        prefilter = Prefilter(
+            clauses=[ScopeClause(projects=[*projects, GLOBAL])], automatic=False,
+            today=inp.timestamp.date(),
+        )
+        hits = snapshot.index.search(inp.prompt, prefilter, k=DEPTH, mode=self.mode)
+        ranked = sorted(hits, key=lambda h: -self.score(h))
+        kept = [(h, self.score(h)) for h in ranked if self.score(h) >= threshold]
+        items, text = assemble(kept, self.profile)
+        return Injection(
+            items=[InjectedCard(id=i.id, text=i.text, bytes=i.bytes) for i in items],
+            bytes=len(text.encode("utf-8")),
+        )
+
+
+def dose_mem_systems(profiles: dict[str, Profile], spec: EnvSpec) -> list[DoseMem]:
+    fixed = [DoseMem(f"dose-mem/{name}", profiles, spec, profile=name)
+             for name in ("full", "working", "personal") if name in profiles]
+    return [DoseMem("dose-mem", profiles, spec), *fixed]
+
+
+def baseline_systems(spec: EnvSpec) -> list[RetrievalBaseline]:
+    return [
+        RetrievalBaseline("dense", spec, [round(0.05 * i, 2) for i in range(0, 17)],
+                          lambda h: h.cosine),
+        RetrievalBaseline("bm25", spec, [0.0, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 15],
+                          lambda h: h.bm25),
+    ]
+
+
+class Skipped(BaseModel):
+    name: str
+    reason: str
+
+
+def external_systems(llm_base_url: str | None) -> tuple[list[System], list[Skipped]]:
+    """mem0 and OpenViking need their package and an LLM endpoint (both write with an LLM)."""
+    found: list[System] = []
+    skipped: list[Skipped] = []
+    for name, module in (("mem0", "mem0"), ("openviking", "openviking")):
+        if importlib.util.find_spec(module) is None:
+            skipped.append(Skipped(name=name, reason=f"python package '{module}' not installed"))
+        elif not llm_base_url:
+            skipped.append(Skipped(name=name, reason="no LLM endpoint (DOSE_MEM_LLM_BASE_URL)"))
+        else:
+            from evaluation import external
+
+            found.append(external.make(name, llm_base_url))
+    return found, skipped
