@@ -13,6 +13,7 @@ the same token and profile rules. Who is asking depends on the transport:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -23,9 +24,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from memory_repo.errors import DoseMemError, MalformedCard, UnknownItem
+from profiles.model import Profile
 from recall_api.deps import Services
 from recall_api.engine import item_view
 from recall_api.models import MAX_PROMPT_CHARS, Identity, RecallRequest
+from recall_api.tokens import TokenStore
 
 INSTRUCTIONS = (
     "dose-mem is the user's shared memory across agents. Relevant memory is often injected "
@@ -38,10 +41,10 @@ class UnusableProfile(DoseMemError):
     """A valid token whose profile this server does not have (e.g. a deleted YAML)."""
 
 
-def identity_for(services: Services, token: str) -> Identity:
-    """Token -> identity, with the same checks as the HTTP service; raises TokenError."""
-    record = services.tokens.verify(token)
-    if record.profile not in services.engine.profiles:
+def identity_for(tokens: TokenStore, profiles: Mapping[str, Profile], token: str) -> Identity:
+    """Token -> identity, with the same checks as the HTTP service; raises DoseMemError."""
+    record = tokens.verify(token)
+    if record.profile not in profiles:
         raise UnusableProfile(f"token's profile {record.profile!r} is not configured")
     return Identity(
         agent=record.agent, profile=record.profile, projects=record.projects, token_id=record.id
@@ -56,7 +59,7 @@ class StoreTokenVerifier:
 
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
-            who = identity_for(self.services, token)
+            who = identity_for(self.services.tokens, self.services.engine.profiles, token)
         except DoseMemError:
             return None
         return AccessToken(
@@ -72,7 +75,7 @@ def _caller(services: Services, fixed: Identity | None) -> Identity:
     if access is None:
         raise ToolError("no bearer token on this request")
     try:
-        return identity_for(services, access.token)
+        return identity_for(services.tokens, services.engine.profiles, access.token)
     except DoseMemError as exc:
         raise ToolError(f"token refused: {exc}") from exc
 

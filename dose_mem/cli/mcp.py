@@ -29,8 +29,10 @@ def mcp(
 ) -> None:
     """Expose memory_search, memory_read and memory_recall to MCP clients."""
     from memory_repo.errors import DoseMemError
-    from recall_api.app import build_services
+    from profiles.model import load_profiles
+    from recall_api.app import build_services, tokens_path
     from recall_api.mcp_server import build_server, identity_for
+    from recall_api.tokens import TokenStore
 
     if http and not is_loopback(host):
         typer.echo(f"refusing to serve MCP on {host}: loopback addresses only", err=True)
@@ -38,22 +40,28 @@ def mcp(
     if not http and not token:
         typer.echo("no token: pass --token or set DOSE_MEM_TOKEN", err=True)
         raise typer.Exit(2)
+    cfg = settings()
+    identity = None
+    if not http:  # checked before the index opens, so a bad token fails fast and clearly
+        try:
+            identity = identity_for(
+                TokenStore(tokens_path(cfg)), load_profiles(cfg.profiles_path), token or ""
+            )
+        except DoseMemError as exc:
+            typer.echo(f"token refused: {exc}", err=True)
+            raise typer.Exit(2) from exc
     try:
-        services = build_services(settings())
+        services = build_services(cfg)
     except DoseMemError as exc:
         typer.echo(f"cannot open the memory: {exc}", err=True)
         raise typer.Exit(1) from exc
-    if http:
-        server = build_server(services, http_url=f"http://{host}:{port}")
-        typer.echo(f"dose-mem MCP on http://{host}:{port}/mcp (bearer token per request)", err=True)
-        server.run("streamable-http", host=host, port=port)
+    if identity is not None:
+        build_server(services, identity).run("stdio")
         return
-    try:
-        identity = identity_for(services, token or "")
-    except DoseMemError as exc:
-        typer.echo(f"token refused: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    build_server(services, identity).run("stdio")
+    typer.echo(f"dose-mem MCP on http://{host}:{port}/mcp (bearer token per request)", err=True)
+    build_server(services, http_url=f"http://{host}:{port}").run(
+        "streamable-http", host=host, port=port
+    )
 
 
 def register(app: typer.Typer) -> None:

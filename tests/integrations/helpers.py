@@ -1,0 +1,55 @@
+"""Shared by the integration tests: demo constants, free ports, a live uvicorn, clean env."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+import uvicorn
+
+TABLEKIT_CWD = "/home/demo/code/tablekit"
+UV_CARD = "uv-for-python-envs"
+SETUP_PROMPT = "Set up the Python environment for this project"
+
+IssueToken = Callable[..., str]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The test process's environment without any DOSE_MEM_* that could leak in."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOSE_MEM_")}
+    env.update(extra)
+    return env
+
+
+class LiveServer:
+    """An ASGI app on a real uvicorn in a background thread, on a free loopback port."""
+
+    def __init__(self, app: object, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        while not self.server.started:
+            if not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
