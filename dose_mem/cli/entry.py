@@ -2,7 +2,7 @@
 
 Loading the full CLI imports every command (the index, LanceDB, Prefect) and takes
 seconds; a hook runs on every prompt under a 2 s budget, so ``dose-mem hook claude-code``
-is dispatched here with only httpx imported.
+is dispatched here with only the standard library imported.
 """
 
 from __future__ import annotations
