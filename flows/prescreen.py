@@ -23,7 +23,7 @@ SECRET = [
     re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
     re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{16,}", _I),
-    re.compile(r"\b(password|passwd|pwd|secret|token|api[_ -]?key|密码|口令|密钥)"
+    re.compile(r"(\b(password|passwd|pwd|secret|token|api[_ -]?key)|密码|口令|密钥)"
                r"\s*(is|=|:|：|是)\s*\S{4,}", _I),
 ]
 _TIME = re.compile(r"\b([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?\b|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
@@ -46,7 +46,8 @@ _PERSISTENT = re.compile(
     r"一律|以后|总是|永远|每次|默认|不要|别再|记住|换成|改成|统一|优先|习惯", _I)
 _ONE_OFF = re.compile(
     r"^\s*(please|pls|can you|could you|would you|now|next|go ahead|let'?s|fix|run|create|"
-    r"write|open|add|delete|remove|rename|update|check|look at|帮我|请|麻烦|现在|接下来|先)\b", _I)
+    r"write|open|add|delete|remove|rename|update|check|look at)\b|"
+    r"^\s*(帮我|请|麻烦|现在|接下来|先)", _I)
 _PERSONAL = re.compile(
     r"\b(i|we|my|our|me|us|you|your|user|team|project|repo|this)\b|我|我们|咱们|你|项目|仓库", _I)
 _GENERIC = re.compile(

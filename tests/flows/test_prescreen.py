@@ -1,0 +1,63 @@
+"""The deterministic pre-screen: six bad kinds plus secrets rejected, real memory let through."""
+
+from __future__ import annotations
+
+import pytest
+
+from flows.facts import Candidate, Fact
+from flows.prescreen import screen
+from memory_repo.models import CardType
+
+
+def _candidate(statement: str, quote: str | None = None,
+               kind: CardType = CardType.preference) -> Candidate:
+    fact = Fact(statement=statement, type=kind, confidence=0.8, quote=quote or statement)
+    return Candidate(fact=fact, agent="codex", session="s", by_user=True)
+
+
+REJECT = [
+    ("Python is a programming language created by Guido van Rossum.", "generic knowledge"),
+    ("HTTP 404 means the resource was not found.", "generic knowledge"),
+    ("At 14:02 the API went down, at 14:10 we restarted it and at 14:30 it recovered.",
+     "timestamped incident timeline"),
+    ("2026-11-02 09:14 deploy failed; 2026-11-02 09:40 rolled back.",
+     "timestamped incident timeline"),
+    ("Ran pip install -U numpy, then re-ran the tests and it fixed the import error.",
+     "command-repair log"),
+    ("$ chmod +x run.sh fixed the permission problem.", "command-repair log"),
+    ("The project is currently on prefect 3.9.1.", "version snapshot"),
+    ("We upgraded to lancedb 0.40.0 yesterday.", "version snapshot"),
+    ("项目当前版本是 2.3.1。", "version snapshot"),
+    ("Created the design document docs/ingest.md for the write path.",
+     "record of creating a document"),
+    ("我创建了一个周报文档。", "record of creating a document"),
+    ("Please fix the failing test in parser.py.", "one-off task instruction"),
+    ("帮我把这个函数重命名一下。", "one-off task instruction"),
+    ("Always use the deploy token ghp_A1b2C3d4E5f6G7h8I9j0K1l2 for staging.", "secret"),
+    ("The staging password is hunter2hunter2.", "secret"),
+    ("Use the key sk-proj-abcdefghijklmnopqrstuvwx for the embeddings.", "secret"),
+    ("以后数据库密码是 Xy7!kP2q，别忘了。", "secret"),
+    ("Call it with Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc", "secret"),
+]
+KEEP = [
+    "Always mark unverified entries in amber.",
+    "From now on, use teal instead of amber for unverified entries.",
+    "以后周报一律用中文写，技术名词保留英文。",
+    "Never run the migrations on Friday afternoons.",
+    "Always pin exact versions in pyproject.toml.",
+    "I prefer uv over conda for every Python project.",
+]
+
+
+@pytest.mark.parametrize(("statement", "reason"), REJECT)
+def test_bad_kinds_are_rejected_with_their_reason(statement: str, reason: str) -> None:
+    assert reason in (screen(_candidate(statement)) or "")
+
+
+def test_a_task_typed_fact_is_a_one_off() -> None:
+    assert screen(_candidate("Rename the column to year.", kind=CardType.task))
+
+
+@pytest.mark.parametrize("statement", KEEP)
+def test_explicit_preferences_pass(statement: str) -> None:
+    assert screen(_candidate(statement)) is None
