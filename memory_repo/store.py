@@ -93,7 +93,8 @@ def load_file(root: Path, rel: str, registry: Registry) -> tuple[list[Item], str
     if sidecar.exists():
         raw = sidecar.read_bytes()
         digest = content_hash(text.encode("utf-8") + raw)
-        card.evidence = [*card.evidence, *_read_evidence(raw, sidecar.relative_to(root))]
+        extra, _ = read_evidence(raw, sidecar.relative_to(root).as_posix())
+        card.evidence = [*card.evidence, *extra]
     return [card_item(card, rel, digest)], digest
 
 
@@ -130,6 +131,7 @@ def load_memory(root: Path) -> Memory:
             memory.problems.append(Problem(path=exc.path, reason=exc.reason))
             continue
         memory.files[rel] = digest
+        memory.problems.extend(sidecar_problems(root, rel))
         for item in items:
             if item.id in memory.items:
                 first = memory.items[item.id].path
@@ -140,6 +142,13 @@ def load_memory(root: Path) -> Memory:
             memory.items[item.id] = item
     memory.problems.extend(reference_problems(memory.items))
     return memory
+
+
+def sidecar_problems(root: Path, rel: str) -> list[Problem]:
+    sidecar = evidence_sidecar(root / rel)
+    if "/cards/" not in rel or not sidecar.exists():
+        return []
+    return read_evidence(sidecar.read_bytes(), sidecar.relative_to(root).as_posix())[1]
 
 
 def reference_problems(items: dict[str, Item]) -> list[Problem]:
@@ -161,14 +170,22 @@ def _parse_with_fast_yaml(text: str, rel: str, stem: str) -> Card:
     return parse_card_text(text, rel, stem, handler=_HANDLER)
 
 
-def _read_evidence(raw: bytes, rel: Path) -> list[Evidence]:
-    out: list[Evidence] = []
-    for n, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+def read_evidence(raw: bytes, rel: str) -> tuple[list[Evidence], list[Problem]]:
+    """Good lines of a sidecar and a problem per bad one.
+
+    The sidecar is append-only, so a torn or bad line must not take the card with it: the
+    card keeps its other evidence and the line is reported (``<path>:<line>``).
+    """
+    good: list[Evidence] = []
+    problems: list[Problem] = []
+    for n, line in enumerate(raw.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            out.append(Evidence.model_validate(json.loads(line)))
+            good.append(Evidence.model_validate(json.loads(line.decode("utf-8"))))
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(path=f"{rel}:{n}", reason=f"not UTF-8 at byte {exc.start}"))
         except (json.JSONDecodeError, ValidationError) as exc:
             reason = f"bad evidence line: {str(exc).splitlines()[0]}"
-            raise MalformedCard(f"{rel}:{n}", reason) from exc
-    return out
+            problems.append(Problem(path=f"{rel}:{n}", reason=reason))
+    return good, problems

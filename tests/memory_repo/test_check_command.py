@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from dose_mem.cli.main import app
 from memory_repo.check import check_memory
 from memory_repo.demo import build_demo
+from memory_repo.store import load_memory
 
 runner = CliRunner()
 
@@ -72,7 +73,8 @@ def test_each_malformed_file_is_reported_once_with_its_reason(tmp_path: Path) ->
     assert sorted(paths) == sorted(EXPECTED), report.problems
     for problem in report.problems:
         assert EXPECTED[problem.path] in problem.reason
-    assert report.items == 4  # cycle-a, cycle-b, points-nowhere and the first dup
+    # cycle-a, cycle-b, points-nowhere, the first dup, and good (its bad evidence line skipped)
+    assert report.items == 5
     assert not report.ok
 
 
@@ -106,3 +108,8 @@ def test_cli_check_without_a_memory_says_so(tmp_path: Path) -> None:
     result = runner.invoke(app, ["--home", str(tmp_path), "check"])
     assert result.exit_code == 2
     assert "dose-mem init" in result.output
+
+
+def test_a_bad_evidence_line_keeps_the_card_and_its_good_evidence(tmp_path: Path) -> None:
+    memory = load_memory(_broken_repo(tmp_path / "m"))
+    assert [e.quote for e in memory.items["good"].evidence] == ["fine"]
