@@ -124,13 +124,19 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
         return json.dumps({"hits": hits}, ensure_ascii=False)
 
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
-        """Push the ended transcript so the next ingest can learn from it (best effort)."""
-        if messages:
-            self._post(
-                "/v1/sessions",
-                {"agent": "hermes", "format": "hermes", "session_id": self.session_id,
-                 "messages": messages},
-            )
+        """Push the ended transcript for the next ingest (best effort).
+
+        The body is the Hermes JSONL shape that ``flows.capture.hermes`` reads (one message
+        dict per line, tagged with the session id); the service takes the agent name from
+        the token and stores the transcript with ``flows.sessions.add_session``.
+        """
+        if not messages:
+            return
+        lines = (
+            json.dumps({**m, "session_id": self.session_id}, ensure_ascii=False, default=str)
+            for m in messages
+        )
+        self._post("/v1/sessions", {"format": "hermes", "transcript": "\n".join(lines) + "\n"})
 
     def shutdown(self) -> None:
         if self._client is not None:

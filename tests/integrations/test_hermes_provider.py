@@ -1,0 +1,67 @@
+"""The Hermes Agent memory provider against the real recall service."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from recall_api.integrations.hermes_provider import DoseMemProvider
+from tests.integrations.helpers import (
+    SETUP_PROMPT,
+    TABLEKIT_CWD,
+    UV_CARD,
+    IssueToken,
+    LiveServer,
+    free_port,
+)
+
+
+def test_prefetch_returns_the_injected_text_under_full(
+    recall_service: LiveServer, issue_token: IssueToken
+) -> None:
+    provider = DoseMemProvider(recall_service.url, issue_token("full", None, agent="hermes"))
+    assert provider.is_available()
+    provider.initialize("hermes-1", hermes_home="/tmp/unused", platform="cli", cwd=TABLEKIT_CWD)
+    text = provider.prefetch(SETUP_PROMPT, session_id="hermes-1")
+    assert f"/v1/memories/{UV_CARD}" in text
+    assert provider.last_result is not None
+    assert provider.last_result["profile"] == "full"
+    assert text == provider.last_result["text"]
+    provider.shutdown()
+
+
+def test_personal_token_never_sees_research_memory(
+    recall_service: LiveServer, issue_token: IssueToken
+) -> None:
+    provider = DoseMemProvider(recall_service.url, issue_token("personal", ["life"]))
+    provider.initialize("hermes-2", cwd=TABLEKIT_CWD)
+    provider.on_turn_start(1, SETUP_PROMPT)
+    assert UV_CARD not in provider.prefetch(SETUP_PROMPT)
+    found = json.loads(
+        provider.handle_tool_call("memory_search", {"query": "parse_table tests tablekit"})
+    )
+    assert all(hit["project"] in {"life", "global"} for hit in found["hits"])
+
+
+def test_search_tool_returns_hits_as_json(
+    recall_service: LiveServer, issue_token: IssueToken
+) -> None:
+    provider = DoseMemProvider(recall_service.url, issue_token("working", ["tablekit"]))
+    provider.initialize("hermes-3")
+    assert [t["name"] for t in provider.get_tool_schemas()] == ["memory_search"]
+    found = json.loads(provider.handle_tool_call("memory_search", {"query": "uv Python", "k": 3}))
+    assert found["hits"][0]["id"] == UV_CARD
+    assert "error" in json.loads(provider.handle_tool_call("memory_delete", {}))
+
+
+def test_unreachable_service_or_missing_token_means_no_memory_not_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("DOSE_MEM_TOKEN", raising=False)
+    down = DoseMemProvider(f"http://127.0.0.1:{free_port()}", "dm_a_b", timeout_s=0.5)
+    down.initialize("hermes-4")
+    assert down.prefetch(SETUP_PROMPT) == ""
+    assert "error" in json.loads(down.handle_tool_call("memory_search", {"query": "uv"}))
+    down.on_session_end([{"role": "user", "content": "hi"}])  # best effort, no raise
+    assert not DoseMemProvider("http://127.0.0.1:1", token="").is_available()
