@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from dose_mem.settings import Settings
 from evaluation.environment import Environment, load_environment
 from evaluation.judges import Verdict, gold_verdict
+from evaluation.llm_judge import LLMJudge, agreement
 from evaluation.metrics import Estimate, TurnRecord, point_estimates, summarise, turn_record
 from evaluation.probes import Probe, Split, system_input
 from evaluation.snapshots import SnapshotStore
@@ -28,11 +29,16 @@ from evaluation.systems import (
     dose_mem_systems,
     external_systems,
 )
+from memory_repo.errors import DoseMemError
 from memory_repo.index.embedders import make_embedder
+from memory_repo.store import load_memory
 from profiles.model import load_profiles
 
 Tick = Callable[[str], None]
-JudgeFn = Callable[[list[Probe], dict[str, dict[str, Injection]]], dict[str, dict[str, Verdict]]]
+
+
+class EvaluationError(DoseMemError):
+    """An evaluation that can not run as asked (no labels to tune on, no LLM endpoint)."""
 
 
 class SystemResult(BaseModel):
@@ -99,12 +105,16 @@ def run_evaluation(
     settings: Settings,
     *,
     judge: str = "gold",
-    judge_fn: JudgeFn | None = None,
+    second_model: str | None = None,
     workdir: Path | None = None,
     progress: Callable[[int], Tick] | None = None,
     only: list[str] | None = None,
 ) -> EvalResult:
     """``progress(total)`` returns a callback ticked once per answered probe."""
+    if judge not in ("gold", "llm"):
+        raise EvaluationError(f"unknown judge {judge!r} (use gold or llm)")
+    if judge == "llm" and not settings.llm_base_url:
+        raise EvaluationError("--judge llm needs an LLM endpoint (DOSE_MEM_LLM_BASE_URL)")
     with tempfile.TemporaryDirectory(prefix="dose-mem-eval-") as tmp:
         work = Path(workdir or tmp)
         env = load_environment(Path(env_dir), work)
@@ -118,7 +128,7 @@ def run_evaluation(
         dev = [p for p in env.probes if p.split == Split.dev]
         test = [p for p in env.probes if p.split == Split.test]
         if any(p.gold is None for p in dev):
-            raise ValueError("every dev probe needs gold labels to tune thresholds")
+            raise EvaluationError("every dev probe needs gold labels to tune thresholds")
         total = sum(len(s.grid) * len(dev) + len(test) for s in systems)
         tick = progress(total) if progress else None
         tuned: dict[str, tuple[dict[str, float], dict[str, float]]] = {}
@@ -128,13 +138,12 @@ def run_evaluation(
             chosen = tuned[system.name][0]
             answers[system.name] = answer_all(
                 system, test, env, store, lambda g, c=chosen: c.get(g, max(c.values())), tick)
+        agreed: dict[str, float | int | str] = {}
         if judge == "gold":
             verdicts = {name: {p.id: gold_verdict(p, a[p.id]) for p in test}
                         for name, a in answers.items()}
-        elif judge_fn is not None:
-            verdicts = judge_fn(test, answers)
         else:
-            raise ValueError(f"unknown judge {judge!r}")
+            verdicts, agreed = llm_verdicts(settings, env, test, answers, second_model)
         records: list[TurnRecord] = []
         results: dict[str, SystemResult] = {}
         for system in systems:
@@ -151,5 +160,17 @@ def run_evaluation(
         return EvalResult(
             env=env.spec.name, judge=judge, probes=len(env.probes), dev_probes=len(dev),
             test_probes=len(test), snapshots=snaps, systems=results, skipped=skipped,
-            records=records,
+            records=records, agreement=agreed,
         )
+
+
+def llm_verdicts(settings: Settings, env: Environment, test: list[Probe],
+                 answers: dict[str, dict[str, Injection]], second_model: str | None
+                 ) -> tuple[dict[str, dict[str, Verdict]], dict[str, float | int | str]]:
+    """The rubric judge on every test probe, and its agreement on a sampled 20%."""
+    items = load_memory(env.repo).items
+    judge = LLMJudge(settings, items)
+    verdicts = judge(test, answers)
+    second = LLMJudge(settings, items, model=second_model) if second_model else None
+    agreed = agreement(verdicts, test, answers, second)
+    return verdicts, {**agreed, **judge.stats.model_dump()}

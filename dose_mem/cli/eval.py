@@ -1,0 +1,90 @@
+"""``dose-mem eval``: run an evaluation environment, or draft probes from captured sessions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from dose_mem.cli.context import settings
+from evaluation.from_sessions import probes_from_transcripts, read_transcripts
+from evaluation.probes import dump_probes
+from evaluation.report import summary_json, write_report
+from evaluation.run import run_evaluation
+from memory_repo.errors import DoseMemError
+
+eval_app = typer.Typer(help="Evaluate recall against probes with gold or LLM judges.",
+                       no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("run")
+def run(
+    env_dir: Annotated[Path, typer.Argument(help="Environment directory (env.yaml, history/, "
+                                                 "probes.jsonl).")],
+    judge: Annotated[str, typer.Option(help="gold (labels in probes.jsonl) or llm.")] = "gold",
+    out: Annotated[Path | None, typer.Option(help="Report directory.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON summary.")] = False,
+    second_model: Annotated[str | None, typer.Option(
+        help="With --judge llm: a second model re-judges 20% for Cohen's kappa.")] = None,
+) -> None:
+    """Tune thresholds on dev, report on test; writes report.md, results.json, PNGs."""
+    if judge not in ("gold", "llm"):
+        typer.echo(f"unknown judge {judge!r} (use gold or llm)", err=True)
+        raise typer.Exit(2)
+    if not (env_dir / "env.yaml").is_file():
+        typer.echo(f"{env_dir} is not an evaluation environment (no env.yaml)", err=True)
+        raise typer.Exit(2)
+    cfg = settings()
+    target = out or cfg.state_path / "eval" / env_dir.resolve().name
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), transient=True, disable=as_json) as bar:
+        def progress(total: int) -> Callable[[str], None]:
+            task = bar.add_task("evaluating", total=total)
+            return lambda name: bar.update(task, advance=1, description=name)
+
+        try:
+            result = run_evaluation(env_dir, cfg, judge=judge, second_model=second_model,
+                                    progress=progress)
+        except DoseMemError as exc:
+            typer.echo(f"evaluation failed: {exc}", err=True)
+            raise typer.Exit(1) from exc
+    files = write_report(result, target)
+    if as_json:
+        typer.echo(json.dumps(summary_json(result), ensure_ascii=False))
+    else:
+        typer.echo((target / "report.md").read_text(encoding="utf-8"))
+        typer.echo(f"wrote {', '.join(str(f) for f in files)}", err=True)
+
+
+@eval_app.command("probes-from-sessions")
+def probes_from_sessions(
+    transcripts: Annotated[Path, typer.Argument(help="JSONL of captured transcripts, or a "
+                                                     "folder of them.")],
+    out: Annotated[Path, typer.Option(help="Probe file to write.")] = Path("probes.jsonl"),
+    profile: Annotated[list[str] | None, typer.Option(
+        help="AGENT=PROFILE, repeatable (default: working).")] = None,
+    dev_until: Annotated[str | None, typer.Option(
+        help="Probes before this date are dev (default: earliest 40% of weeks).")] = None,
+) -> None:
+    """Turn captured sessions into an unlabelled probe file to label by hand."""
+    if not transcripts.exists():
+        typer.echo(f"no such file or folder: {transcripts}", err=True)
+        raise typer.Exit(2)
+    try:
+        profiles = dict(p.split("=", 1) for p in profile or [])
+        cut = dt.date.fromisoformat(dev_until) if dev_until else None
+        probes = probes_from_transcripts(read_transcripts(transcripts), profiles, cut)
+    except ValueError as exc:
+        typer.echo(f"cannot read {transcripts}: {str(exc).splitlines()[0]}", err=True)
+        raise typer.Exit(1) from exc
+    dump_probes(probes, out)
+    typer.echo(f"wrote {len(probes)} unlabelled probes to {out}")

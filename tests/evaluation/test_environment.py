@@ -1,0 +1,69 @@
+"""The environment format: dated history, the snapshot rule, the temporal split, and the
+demo's labels being answerable from the snapshot each probe sees."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from evaluation.environment import load_environment, snapshot_before
+from evaluation.probes import Split, SystemInput, system_input, week_start
+from memory_repo.history import export_tree, history
+from memory_repo.store import load_memory
+
+DEMO = Path(__file__).resolve().parents[2] / "evaluation" / "envs" / "demo"
+
+
+def test_history_becomes_dated_git_commits(tiny_env: Path, tmp_path: Path) -> None:
+    env = load_environment(tiny_env, tmp_path / "work")
+    assert [c.message for c in env.commits] == ["start", "teal"]
+    dates = [c.date.date() for c in history(env.repo)]
+    assert dates == [dt.date(2026, 1, 1), dt.date(2026, 1, 7)]
+
+
+def test_probe_sees_the_last_commit_strictly_before_its_week(tiny_env: Path,
+                                                             tmp_path: Path) -> None:
+    env = load_environment(tiny_env, tmp_path / "work")
+    first, second = env.commits
+    by_id = {p.id: p for p in env.probes}
+    assert env.snapshot_for(by_id["t1-1"]) == first  # week of Jan 5: teal (Jan 7) not yet
+    assert env.snapshot_for(by_id["t4-1"]) == second
+    # A commit at 23:59 on Sunday counts for the Monday after; one at Monday 00:00 does not.
+    monday = week_start(by_id["t4-1"].timestamp)
+    assert snapshot_before(env.commits, monday) == second
+    assert snapshot_before(env.commits, second.at) == first
+
+
+def test_demo_splits_by_time_and_labels_only_cards_in_the_snapshot(tmp_path: Path) -> None:
+    env = load_environment(DEMO, tmp_path / "work")
+    assert len(env.probes) >= 200
+    dev = [p for p in env.probes if p.split == Split.dev]
+    test = [p for p in env.probes if p.split == Split.test]
+    assert max(p.timestamp for p in dev) < min(p.timestamp for p in test)
+    assert len({week_start(p.timestamp) for p in dev}) == 2
+    assert len({week_start(p.timestamp) for p in test}) == 3
+    items_at: dict[str, set[str]] = {}
+    for probe in env.probes:
+        commit = env.snapshot_for(probe)
+        assert commit is not None and commit.at < week_start(probe.timestamp)
+        if commit.sha not in items_at:
+            tree = export_tree(env.repo, commit.sha, tmp_path / "snap" / commit.sha)
+            items_at[commit.sha] = set(load_memory(tree).items)
+        assert probe.gold is not None
+        wanted = set(probe.gold.necessary) | set(probe.gold.helpful)
+        assert wanted <= items_at[commit.sha], probe.id
+    quiet = [p for p in env.probes if p.gold and not p.gold.needs_memory]
+    assert len(quiet) > len(env.probes) / 2  # most turns need nothing
+
+
+def test_system_input_has_no_room_for_follow_ups_or_gold(tiny_env: Path,
+                                                         tmp_path: Path) -> None:
+    env = load_environment(tiny_env, tmp_path / "work")
+    probe = env.probes[0]
+    seen = system_input(probe)
+    assert "follow_ups" not in seen.model_dump() and "gold" not in seen.model_dump()
+    with pytest.raises(ValidationError):
+        SystemInput(**seen.model_dump(), follow_ups=probe.follow_ups)
