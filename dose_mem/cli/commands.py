@@ -7,6 +7,7 @@ from types import ModuleType
 from dose_mem.cli import (
     bench,
     check,
+    eval,
     hook,
     ingest,
     init,
@@ -22,6 +23,7 @@ from dose_mem.cli import (
 MODULES: list[ModuleType] = [
     bench,
     check,
+    eval,
     hook,
     ingest,
     init,
