@@ -44,7 +44,8 @@ def parse_card_text(text: str, rel: str, stem: str, handler: BaseHandler | None 
         raise MalformedCard(rel, f"bad YAML front matter: {_first_line(exc)}") from exc
     meta = dict(post.metadata)
     if not meta:
-        raise MalformedCard(rel, "no front matter")
+        starts = text.lstrip("\ufeff").startswith("---")
+        raise MalformedCard(rel, "front matter is not a mapping" if starts else "no front matter")
     if "id" not in meta or meta["id"] in (None, ""):
         raise MalformedCard(rel, "missing id")
     if str(meta["id"]) != stem:

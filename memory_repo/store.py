@@ -85,6 +85,8 @@ def load_file(root: Path, rel: str, registry: Registry) -> tuple[list[Item], str
     if parts[-1] == "decisions.md":
         return parse_sections(text, rel, folder_project, "decision"), digest
     card = _parse_with_fast_yaml(text, rel, path.stem)
+    if card.project != GLOBAL and card.project not in registry.ids:
+        raise MalformedCard(rel, f"unknown project {card.project!r} (not in {REGISTRY_FILE})")
     if card.project != folder_project:
         raise MalformedCard(
             rel, f"project {card.project!r} does not match its folder ({folder_project!r})"

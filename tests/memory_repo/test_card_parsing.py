@@ -63,6 +63,7 @@ def test_hand_written_card_with_a_datetime_expiry_parses() -> None:
         ("---\nid: b\ntype: fact\ncreated: 2026-01-01\n---\n", "does not match file name"),
         ("---\nid: a\ntype: nonsense\ncreated: 2026-01-01\n---\n", "invalid type"),
         ("just text\n", "no front matter"),
+        ("---\n- a list\n---\nbody\n", "front matter is not a mapping"),
     ],
 )
 def test_malformed_card_names_the_reason(text: str, reason: str) -> None:

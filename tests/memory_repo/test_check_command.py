@@ -37,6 +37,7 @@ BROKEN: dict[str, bytes] = {
     "global/cards/binary.md": b"---\nid: binary\x00\x01\x02\n---\n",
     "global/cards/latin1.md": _card("latin1").encode() + "café".encode("latin-1"),
     "global/cards/good.md": _card("good").encode(),
+    "global/cards/stray-project.md": _card("stray-project", project="nope").encode(),
     "global/cards/good.evidence.jsonl": (
         b'{"agent": "codex", "session": "s1", "quote": "fine"}\n{"agent": "codex"\n'
     ),
@@ -55,6 +56,7 @@ EXPECTED = {
     "global/cards/latin1.md": "not UTF-8",
     "global/cards/good.evidence.jsonl:2": "bad evidence line",
     "global/cards/notes.txt": "not a card",
+    "global/cards/stray-project.md": "unknown project 'nope'",
 }
 
 
