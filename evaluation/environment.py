@@ -5,7 +5,8 @@ repository, so the memory's history is stored as the file trees of its commits a
 repository is created from them at load time):
 
 ```
-env.yaml                         name, shared budget, agents (profile + allowed projects)
+env.yaml                         name, shared budget, agents (profile + allowed projects),
+                                 optionally ``memory:`` a real memory repo (then no history/)
 history/<NN>_<YYYY-MM-DD>_<slug>/  one commit each, in NN order, dated that day 18:00 in
                                  the environment's time zone; its files are written over
                                  the tree of the commit before (cards are append-only, so
@@ -28,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evaluation.probes import Probe, load_probes, week_start
 from memory_repo.errors import DoseMemError
-from memory_repo.history import commit, init_repo
+from memory_repo.history import commit, history, init_repo
 from recall_api.models import Identity
 
 ENV_FILE = "env.yaml"
@@ -50,6 +51,9 @@ class EnvSpec(BaseModel):
     name: str
     description: str = ""
     utc_offset_hours: float = 0.0
+    memory: Path | None = Field(
+        default=None, description="An existing memory git repo to evaluate (e.g. the user's "
+        "own); relative paths are from the environment directory. Without it, history/ is used.")
     budget_bytes: int = Field(default=1200, gt=0)
     max_items: int = Field(default=5, gt=0)
     agents: dict[str, AgentSpec]
@@ -107,8 +111,12 @@ def load_environment(root: Path, workdir: Path) -> Environment:
     unknown = sorted({p.agent for p in probes} - set(spec.agents))
     if unknown:
         raise EnvironmentLoadError(f"{root / PROBES_FILE}: agents not in {ENV_FILE}: {unknown}")
-    repo = workdir / "memory"
-    commits = build_history(root / HISTORY_DIR, repo, spec.tz)
+    if spec.memory is not None:
+        repo = (root / spec.memory.expanduser()).resolve()
+        commits = [Commit(sha=c.sha, at=c.date, message=c.message) for c in history(repo)]
+    else:
+        repo = workdir / "memory"
+        commits = build_history(root / HISTORY_DIR, repo, spec.tz)
     return Environment(root=root, spec=spec, probes=probes, repo=repo, commits=commits)
 
 

@@ -29,10 +29,19 @@ def snapshot_tag(root: Path, today: dt.date) -> str | None:
 
 
 @flow(name="snapshot-eval")
-def snapshot_eval(home: str | None = None) -> str | None:
+def snapshot_eval(home: str | None = None, eval_env: str | None = None) -> str | None:
+    """``eval_env`` (default ``<home>/eval`` when it holds an env.yaml) is an evaluation
+    environment, usually with ``memory:`` pointing at the user's memory repository."""
     settings = get_settings(home=Path(home) if home else None)
     log = get_run_logger()
     tag = snapshot_tag(settings.memory_path, dt.datetime.now(dt.UTC).date())
     log.info("memory snapshot: %s", tag or "nothing to tag (no commits)")
-    log.info("evaluation is run by the evaluation package when a probe file is configured")
+    env_dir = Path(eval_env) if eval_env else settings.home / "eval"
+    if not (env_dir / "env.yaml").is_file():
+        log.info("no evaluation environment at %s; skipping the evaluation", env_dir)
+        return tag
+    from evaluation.publish import evaluate_and_publish
+
+    report = evaluate_and_publish(env_dir, settings, tag or "untagged")
+    log.info("evaluation report written to %s", report)
     return tag

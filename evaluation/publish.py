@@ -1,0 +1,21 @@
+"""Run an evaluation from a flow and publish its report as a Prefect markdown artifact."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect.artifacts import create_markdown_artifact
+
+from dose_mem.settings import Settings
+from evaluation.report import markdown, write_report
+from evaluation.run import run_evaluation
+
+
+def evaluate_and_publish(env_dir: Path, settings: Settings, label: str) -> Path:
+    """The report lands in ``<state>/eval/<label>/``; the artifact holds its Markdown."""
+    result = run_evaluation(env_dir, settings)
+    out = settings.state_path / "eval" / label
+    write_report(result, out)
+    create_markdown_artifact(markdown=markdown(result), key="snapshot-eval",
+                             description=f"dose-mem evaluation of {env_dir} ({label})")
+    return out / "report.md"
