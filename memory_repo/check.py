@@ -31,7 +31,9 @@ class CheckReport(BaseModel):
     def summary(self) -> str:
         if self.ok:
             return f"{self.items} items in {self.files} files, no problems"
-        return f"{len(self.problems)} problems ({self.items} good items in {self.files} files)"
+        count = len(self.problems)
+        noun = "problem" if count == 1 else "problems"
+        return f"{count} {noun} ({self.items} good items in {self.files} files)"
 
 
 def check_memory(root: Path) -> CheckReport:
