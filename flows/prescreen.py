@@ -88,10 +88,10 @@ def _one_off(text: str, quote: str, c: Candidate) -> str | None:
 
 
 def _generic(text: str, _quote: str, c: Candidate) -> str | None:
-    statement = c.fact.statement
-    if _PERSONAL.search(statement) or _PERSISTENT.search(statement):
+    """A lookup-able statement, unless the person's quote ties it to them or their work."""
+    if _PERSONAL.search(text) or _PERSISTENT.search(text):
         return None
-    return "generic knowledge" if _GENERIC.search(statement) else None
+    return "generic knowledge" if _GENERIC.search(c.fact.statement) else None
 
 
 RULES: list[Rule] = [_secret, _timeline, _command_log, _version, _created_doc, _one_off, _generic]

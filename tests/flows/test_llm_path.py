@@ -1,0 +1,87 @@
+"""The instructor path against a real, scripted OpenAI-compatible server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from llm_server import LLMServer, Reply, llm_server, scripted, tool_answer, tool_name
+
+from dose_mem.settings import get_settings
+from flows.digest import Digest, DigestTurn
+from flows.distill import distill
+from flows.ingest import ingest
+from memory_repo.models import Registry
+from memory_repo.store import load_memory
+
+REAL = "Always write commit messages in English, even when we talk in Chinese."
+GOOD = {"facts": [{"statement": "Commit messages are written in English.", "type": "convention",
+                   "project": "global", "confidence": 0.9, "quote": REAL}]}
+DIGEST = Digest(key="pi:s1", agent="pi", session="s1",
+                turns=[DigestTurn(n=0, role="user", text=REAL)])
+
+
+@pytest.fixture
+def server() -> Iterator[LLMServer]:
+    with llm_server() as s:
+        yield s
+
+
+def _settings(server: LLMServer, tmp_path, timeout: float = 5.0):
+    return get_settings(home=tmp_path, llm_base_url=server.url, llm_model="scripted-1",
+                        llm_timeout_s=timeout, llm_max_retries=2)
+
+
+def _good(request: dict) -> Reply:
+    return Reply(tool_answer(request, GOOD))
+
+
+def test_request_carries_the_schema_and_a_malformed_answer_is_reasked(server, tmp_path) -> None:
+    bad = {"facts": [{"statement": "x", "type": "colour", "confidence": 7, "quote": REAL}]}
+    server.responder = scripted([lambda r: Reply(tool_answer(r, bad)), _good])
+    facts = distill(DIGEST, _settings(server, tmp_path), Registry())
+    assert [f.quote for f in facts] == [REAL]
+    first, second = server.requests
+    schema = json.dumps(first["tools"][0]["function"]["parameters"])
+    assert first["model"] == "scripted-1"
+    assert all(field in schema for field in ("facts", "quote", "confidence", "preference"))
+    assert "distil durable memory" in first["messages"][0]["content"]  # prompt file
+    assert len(second["messages"]) > len(first["messages"])
+    assert "colour" in json.dumps(second["messages"][len(first["messages"]):])
+
+
+def test_a_server_error_is_retried(server, tmp_path) -> None:
+    server.responder = scripted([lambda r: Reply({"error": {"message": "boom"}}, status=500),
+                                 _good])
+    assert len(distill(DIGEST, _settings(server, tmp_path), Registry())) == 1
+    assert len(server.requests) == 2
+
+
+def test_a_timeout_is_retried(server, tmp_path) -> None:
+    server.responder = scripted([lambda r: Reply(tool_answer(r, GOOD), delay_s=2.0), _good])
+    assert len(distill(DIGEST, _settings(server, tmp_path, timeout=0.5), Registry())) == 1
+    assert len(server.requests) == 2
+
+
+def test_a_fabricated_quote_is_dropped_in_a_real_ingest_run(harness, home, server,
+                                                           monkeypatch) -> None:
+    home.add("pi")
+    monkeypatch.setenv("DOSE_MEM_LLM_BASE_URL", server.url)
+    monkeypatch.setenv("DOSE_MEM_LLM_MAX_RETRIES", "1")
+    fabricated = {"statement": "Deploys happen on Fridays.", "type": "habit",
+                  "confidence": 0.8, "quote": "We always deploy on Fridays at noon."}
+
+    def respond(request: dict) -> Reply:
+        if tool_name(request) == "FactList":
+            return Reply(tool_answer(request, {"facts": [*GOOD["facts"], fabricated]}))
+        return Reply(tool_answer(request, {"decisions": [
+            {"index": 0, "action": "promote", "reason": "a new convention"}]}))
+
+    server.responder = respond
+    summary = ingest(home=str(home.root))
+    assert (summary.facts_distilled, summary.quotes_rejected, summary.cards_written) == (2, 1, 1)
+    judged = [r for r in server.requests if tool_name(r) == "JudgedList"]
+    assert len(judged) == 1 and "Fridays" not in json.dumps(judged[0]["messages"])
+    [card] = load_memory(home.memory).items.values()
+    assert card.evidence[0].quote == REAL and card.conclusion.startswith("Commit messages")
