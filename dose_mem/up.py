@@ -38,7 +38,10 @@ def _start(cfg: Settings, name: str, argv: list[str], env: dict[str, str]) -> in
     _stop_one(run / f"{name}.pid")
     log = (run / f"{name}.log").open("ab")
     proc = subprocess.Popen(
-        argv, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **env},
+        argv,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **env},
         start_new_session=True,
     )
     (run / f"{name}.pid").write_text(str(proc.pid))
@@ -70,7 +73,9 @@ def _wait(url: str, seconds: float, what: str) -> None:
 def _cli(cfg: Settings, *args: str) -> str:
     out = subprocess.run(
         [_bin("dose-mem"), "--home", str(cfg.home), *args],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return out.stdout.strip()
 
@@ -103,7 +108,8 @@ def up(cfg: Settings) -> None:
         "DOSE_MEM_HOME": str(cfg.home),
     }
     _start(
-        cfg, "prefect-server",
+        cfg,
+        "prefect-server",
         [_bin("prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(PREFECT_PORT)],
         prefect_env,
     )

@@ -14,8 +14,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from dose_mem.settings import Settings
 from memory_repo.errors import UnknownItem
-from memory_repo.index.embedders import Embedder
+from memory_repo.index.embedders import Embedder, make_embedder
 from memory_repo.index.hits import Hit
 from memory_repo.index.query import Index
 from memory_repo.layers import l0, l1, l2
@@ -24,7 +25,7 @@ from memory_repo.registry import REGISTRY_FILE, load_registry
 from memory_repo.store import load_file
 from profiles.model import Profile
 from recall_api.assemble import assemble
-from recall_api.gate import passes, stems
+from recall_api.gate import latin_share, passes, stems
 from recall_api.models import Identity, Reason, RecallRequest, RecallResult
 from recall_api.scoping import allowed, prefilter_for, resolve_project
 from recall_api.triggers import SessionTracker, fired
@@ -44,7 +45,7 @@ class RecallEngine:
         today: Callable[[], dt.date] = dt.date.today,
     ) -> None:
         self.memory_root = Path(memory_root)
-        self.index = Index.open(Path(index_dir), embedder)
+        self.index = Index.open(Path(index_dir), embedder or make_embedder(Settings()))
         self.profiles = profiles
         self.sessions = SessionTracker()
         self.search_log = search_log
@@ -109,9 +110,10 @@ class RecallEngine:
         if not hits:
             return RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
         words = stems(request.prompt)
+        trust = latin_share(request.prompt)
         kept: list[tuple[Hit, float]] = []
         for hit in hits:
-            ok, value = passes(words, hit, profile)
+            ok, value = passes(words, hit, profile, trust)
             if ok:
                 kept.append((hit, value))
         items, text = assemble(kept, profile)

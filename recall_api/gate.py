@@ -3,6 +3,8 @@
 RRF only orders; it always ranks something first. The gate therefore scores each hit by
 what it actually shares with the prompt: semantic similarity (cosine of the best chunk)
 and lexical support (the share of the prompt's content words the item contains). The
+default embedder is English-only, so its cosine is trusted only as far as both texts are
+written in Latin script; Chinese text is judged on jieba-segmented lexical support. The
 working profile also asks that the one-line L0 itself share words with the prompt, so a
 card is injected only when its headline is visibly about what was asked.
 """
@@ -17,9 +19,14 @@ COSINE_WEIGHT = 0.5
 
 
 def stems(text: str) -> set[str]:
-    """Content words folded to a crude stem, so 'environments' supports 'environment'."""
+    """Content words folded to a crude stem, so 'environments' supports 'environment'.
+
+    Single characters are dropped: in Chinese they are mostly particles jieba left over.
+    """
     out = set()
-    for word in content_words(text):
+    for word in content_words(text, parts=False):
+        if len(word) < 2:
+            continue
         if word.isascii() and len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         out.add(word)
@@ -33,18 +40,33 @@ def lexical_support(prompt_stems: set[str], hit: Hit) -> float:
     return len(prompt_stems & item) / len(prompt_stems)
 
 
-def score(prompt_stems: set[str], hit: Hit) -> float:
-    """A number in [0, 1] comparable across queries, unlike an RRF score."""
+def latin_share(text: str) -> float:
+    """Share of Latin letters among Latin letters and CJK characters (1.0 for neither)."""
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
+    return latin / (latin + cjk) if latin + cjk else 1.0
+
+
+def score(prompt_stems: set[str], hit: Hit, trust: float = 1.0) -> float:
+    """A number in [0, 1] comparable across queries, unlike an RRF score.
+
+    ``trust`` is how far the embedder's cosine means anything for this prompt (its Latin
+    share); the item's own Latin share lowers it further.
+    """
     cos = max(0.0, min(1.0, hit.cosine))
-    return COSINE_WEIGHT * cos + (1 - COSINE_WEIGHT) * lexical_support(prompt_stems, hit)
+    lex = lexical_support(prompt_stems, hit)
+    weight = min(trust, latin_share(f"{hit.l0} {hit.text}"))
+    return weight * (COSINE_WEIGHT * cos + (1 - COSINE_WEIGHT) * lex) + (1 - weight) * lex
 
 
 def l0_overlap(prompt_stems: set[str], hit: Hit) -> int:
     return len(prompt_stems & stems(hit.l0))
 
 
-def passes(prompt_stems: set[str], hit: Hit, profile: Profile) -> tuple[bool, float]:
-    value = score(prompt_stems, hit)
+def passes(
+    prompt_stems: set[str], hit: Hit, profile: Profile, trust: float = 1.0
+) -> tuple[bool, float]:
+    value = score(prompt_stems, hit, trust)
     ok = value >= profile.gate.threshold and l0_overlap(prompt_stems, hit) >= (
         profile.gate.min_l0_overlap
     )

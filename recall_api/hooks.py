@@ -141,7 +141,6 @@ def run_claude_code(
     return 0
 
 
-
 def claude_code_hook(timeout_s: float | None = None) -> None:
     """The command's body: stdin/stdout of this process, and not even a bug may escape."""
     with contextlib.suppress(Exception):

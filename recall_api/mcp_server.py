@@ -13,7 +13,8 @@ the same token and profile rules. Who is asking depends on the transport:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -67,6 +68,27 @@ class StoreTokenVerifier:
         )
 
 
+class Opener:
+    """Services opened on first use, once: an MCP client (Codex waits 10 s by default)
+    finishes its handshake and lists tools without waiting for the model and index."""
+
+    def __init__(self, services: Services | Callable[[], Services]) -> None:
+        self._ready = services if isinstance(services, Services) else None
+        self._open = services if callable(services) else None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Services:
+        if self._ready is None:
+            with self._lock:
+                if self._ready is None and self._open is not None:
+                    try:
+                        self._ready = self._open()
+                    except DoseMemError as exc:
+                        raise ToolError(f"cannot open the memory: {exc}") from exc
+        assert self._ready is not None
+        return self._ready
+
+
 def _caller(services: Services, fixed: Identity | None) -> Identity:
     """The identity of this call: the start-up one on stdio, the request's bearer on HTTP."""
     if fixed is not None:
@@ -81,18 +103,22 @@ def _caller(services: Services, fixed: Identity | None) -> Identity:
 
 
 def build_server(
-    services: Services,
+    services: Services | Callable[[], Services],
     identity: Identity | None = None,
     *,
     http_url: str | None = None,
 ) -> MCPServer:
-    """An MCP server over ``services``. Give ``identity`` for stdio, ``http_url`` for HTTP."""
+    """An MCP server over ``services`` (or a function opening them on the first tool call).
+
+    Give ``identity`` for stdio, ``http_url`` for streamable HTTP.
+    """
     if (identity is None) == (http_url is None):
         raise ValueError("give exactly one of identity (stdio) or http_url (streamable HTTP)")
+    opened = Opener(services)
     auth_kwargs: dict[str, Any] = {}
     if http_url is not None:
         auth_kwargs = {
-            "token_verifier": StoreTokenVerifier(services),
+            "token_verifier": StoreTokenVerifier(opened()),
             "auth": AuthSettings(
                 issuer_url=http_url, resource_server_url=http_url, validate_token_resource=False
             ),
@@ -100,7 +126,6 @@ def build_server(
     server: MCPServer = MCPServer(
         "dose-mem", instructions=INSTRUCTIONS, log_level="WARNING", **auth_kwargs
     )
-    engine = services.engine
 
     @server.tool()
     def memory_search(
@@ -111,7 +136,8 @@ def build_server(
         """Search the shared memory (hybrid dense + keyword) within your token's projects
         and profile. Returns items with their one-line conclusion (l0), overview (l1) and
         id; use memory_read(id) for the full text."""
-        who = _caller(services, identity)
+        svc = opened()
+        who, engine = _caller(svc, identity), svc.engine
         engine.refresh()
         hits = engine.search(who, query, project=project, k=k)
         return {
@@ -130,12 +156,11 @@ def build_server(
 
     @server.tool()
     def memory_read(
-        id: str = Field(
-            min_length=1, max_length=300, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
-        ),
+        id: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"),
     ) -> dict[str, Any]:
         """Read one memory item in full (all sections), even if superseded or archived."""
-        who = _caller(services, identity)
+        svc = opened()
+        who, engine = _caller(svc, identity), svc.engine
         engine.refresh()
         try:
             return item_view(engine.read(who, id))
@@ -154,7 +179,8 @@ def build_server(
     ) -> dict[str, Any]:
         """The memory your profile would inject before this prompt, if any: 'text' is what
         to prepend; when nothing is injected, 'reason' says why."""
-        who = _caller(services, identity)
+        svc = opened()
+        who, engine = _caller(svc, identity), svc.engine
         engine.refresh()
         request = RecallRequest(
             prompt=prompt, session_id=session_id, turn=turn, cwd=cwd, project=project
@@ -162,4 +188,3 @@ def build_server(
         return engine.recall(who, request).model_dump(mode="json")
 
     return server
-

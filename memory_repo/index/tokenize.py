@@ -185,8 +185,9 @@ def _cjk_words(run: str) -> tuple[str, ...]:
     return tuple(w for w in jieba.cut_for_search(run) if w.strip())
 
 
-def tokens(text: str, *, keep_stopwords: bool = False) -> list[str]:
-    """Lower-cased terms in reading order; an identifier contributes itself and its parts."""
+def tokens(text: str, *, keep_stopwords: bool = False, parts: bool = True) -> list[str]:
+    """Lower-cased terms in reading order; an identifier contributes itself and, with
+    ``parts``, its pieces (for recall; overlap counts want each identifier once)."""
     out: list[str] = []
     for match in _PIECE.finditer(normalise(text)):
         piece = match.group(0)
@@ -195,9 +196,9 @@ def tokens(text: str, *, keep_stopwords: bool = False) -> list[str]:
             continue
         whole = piece.lower().strip(".-")
         out.append(whole)
-        parts = [p.lower() for p in _SUBWORD.findall(_CAMEL.sub(" ", piece))]
-        if len(parts) > 1:
-            out.extend(parts)
+        pieces = [p.lower() for p in _SUBWORD.findall(_CAMEL.sub(" ", piece))]
+        if parts and len(pieces) > 1:
+            out.extend(pieces)
     if keep_stopwords:
         return out
     return [t for t in out if t not in STOPWORDS]
@@ -208,6 +209,6 @@ def token_string(text: str) -> str:
     return " ".join(tokens(text))
 
 
-def content_words(text: str) -> set[str]:
+def content_words(text: str, *, parts: bool = True) -> set[str]:
     """Distinct non-stopword terms, for lexical-overlap checks (gate, judge)."""
-    return {t for t in tokens(text) if len(t) > 1 or "\u3400" <= t <= "\ufaff"}
+    return {t for t in tokens(text, parts=parts) if len(t) > 1 or "\u3400" <= t <= "\ufaff"}

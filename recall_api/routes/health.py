@@ -13,4 +13,4 @@ router = APIRouter(tags=["health"])
 
 @router.get("/healthz")
 def healthz(svc: ServicesDep) -> dict[str, Any]:
-    return {"status": "ok", "embedder": svc.engine.index.embedder_name}
+    return {"status": "ok", "embedder": svc.engine.index.embedder.name}
