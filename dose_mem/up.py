@@ -8,6 +8,8 @@ Services run in the background with pid files and logs under ``<state>/run``; ``
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -51,10 +53,8 @@ def _start(cfg: Settings, name: str, argv: list[str], env: dict[str, str]) -> in
 def _stop_one(pid_file: Path) -> None:
     if not pid_file.exists():
         return
-    try:
+    with contextlib.suppress(ProcessLookupError, ValueError, PermissionError):
         os.killpg(int(pid_file.read_text()), signal.SIGTERM)
-    except (ProcessLookupError, ValueError, PermissionError):
-        pass
     pid_file.unlink(missing_ok=True)
 
 
@@ -130,17 +130,30 @@ dose-mem is up (memory: {cfg.memory_path}, state: {cfg.state_path})
 demo tokens (shown once; `make up` reissues them):""")
     for agent, token in tokens.items():
         print(f"  {agent:18} {DEMO_AGENTS[agent]:9} {token}")
-    working = tokens["demo-claude-code"]
-    full = tokens["demo-hermes"]
-    print(f"""
-try:
-  curl -s {api}/v1/recall -H 'Authorization: Bearer {working}' -H 'Content-Type: application/json' \\
-    -d '{{"prompt": "Set up the Python environment for this project", "session_id": "s1", "turn": 1, "cwd": "/home/demo/code/tablekit"}}'
-  curl -s {api}/v1/recall -H 'Authorization: Bearer {full}' -H 'Content-Type: application/json' \\
-    -d '{{"prompt": "Rename parse_table and update the tests", "session_id": "s2", "turn": 1}}'
-  curl -s {api}/v1/search -H 'Authorization: Bearer {full}' -H 'Content-Type: application/json' \\
-    -d '{{"query": "数据放在哪里"}}'
-""")
+    examples = [
+        (
+            "recall",
+            tokens["demo-claude-code"],
+            {
+                "prompt": "Set up the Python environment for this project",
+                "session_id": "s1",
+                "turn": 1,
+                "cwd": "/home/demo/code/tablekit",
+            },
+        ),
+        (
+            "recall",
+            tokens["demo-hermes"],
+            {"prompt": "Rename parse_table and update the tests", "session_id": "s2", "turn": 1},
+        ),
+        ("search", tokens["demo-hermes"], {"query": "数据放在哪里"}),
+    ]
+    print("\ntry:")
+    for route, token, body in examples:
+        print(
+            f"  curl -s {api}/v1/{route} -H 'Authorization: Bearer {token}' \\\n"
+            f"    -H 'Content-Type: application/json' -d '{json.dumps(body, ensure_ascii=False)}'"
+        )
 
 
 def down(cfg: Settings) -> None:

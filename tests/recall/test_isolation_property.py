@@ -25,7 +25,7 @@ from profiles.model import Gate, Profile, ScopeKind, load_profiles
 from recall_api.engine import RecallEngine
 from recall_api.models import Identity, RecallRequest
 
-WORDS = [
+WORDS = (
     "uv",
     "conda",
     "parse_table",
@@ -43,7 +43,8 @@ WORDS = [
     "review",
     "mail",
     "budget",
-    "1,200",
+    "1",
+    "200",
     "environment",
     "python",
     "数据",
@@ -57,7 +58,8 @@ WORDS = [
     "邮件",
     "配置",
     "目录",
-]
+    "",
+)
 TODAY = dt.date(2026, 11, 30)
 PROFILES = load_profiles()
 
