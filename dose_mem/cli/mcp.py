@@ -50,14 +50,14 @@ def mcp(
         except DoseMemError as exc:
             typer.echo(f"token refused: {exc}", err=True)
             raise typer.Exit(2) from exc
+    if identity is not None:  # the index opens on the first tool call, not before the handshake
+        build_server(lambda: build_services(cfg), identity).run("stdio")
+        return
     try:
         services = build_services(cfg)
     except DoseMemError as exc:
         typer.echo(f"cannot open the memory: {exc}", err=True)
         raise typer.Exit(1) from exc
-    if identity is not None:
-        build_server(services, identity).run("stdio")
-        return
     typer.echo(f"dose-mem MCP on http://{host}:{port}/mcp (bearer token per request)", err=True)
     build_server(services, http_url=f"http://{host}:{port}").run(
         "streamable-http", host=host, port=port
