@@ -25,7 +25,7 @@ from evaluation.synthetic import synthetic_queries, write_synthetic_memory
 from memory_repo.index.build import _create_fts
 from memory_repo.index.rows import item_rows
 from memory_repo.index.scope import Prefilter, ScopeClause
-from memory_repo.index.tokenize import token_string
+from memory_repo.index.terms import bm25_terms
 from memory_repo.lifecycle import superseded_ids
 from memory_repo.store import load_memory
 
@@ -48,7 +48,7 @@ class LanceBM25:
 
     def search(self, query: str, where: str, n: int) -> list[str]:
         return [r["item_id"] for r in (
-            self.table.search(MatchQuery(token_string(query), "tokens"), query_type="fts")
+            self.table.search(MatchQuery(bm25_terms(query), "tokens"), query_type="fts")
             .where(where, prefilter=True).select(["item_id", "_score"]).limit(n).to_list()
         )]
 
@@ -84,7 +84,7 @@ class TantivyBM25:
         self.index.reload()
 
     def search(self, query: str, projects: list[str], today: dt.date, n: int) -> list[str]:
-        terms = token_string(query).split()
+        terms = bm25_terms(query).split()
         if not terms:
             return []
         text = tantivy.Query.boolean_query([

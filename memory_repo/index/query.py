@@ -20,7 +20,7 @@ from memory_repo.index.hits import Hit
 from memory_repo.index.meta import IndexMeta, meta_stamp, read_meta
 from memory_repo.index.rows import sql_str
 from memory_repo.index.scope import Prefilter
-from memory_repo.index.tokenize import token_string
+from memory_repo.index.terms import bm25_terms
 from memory_repo.models import CardType
 
 Mode = Literal["hybrid", "dense", "bm25"]
@@ -107,7 +107,7 @@ class Index:
         )
 
     def _bm25(self, table: Any, query: str, where: str, depth: int) -> list[dict[str, Any]]:
-        terms = token_string(query)
+        terms = bm25_terms(query)
         if not terms:
             return []
         return (

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from memory_repo.index.embedders import Embedder
-from memory_repo.index.tokenize import token_string
+from memory_repo.index.terms import bm25_terms
 from memory_repo.layers import l0, l1, l2
 from memory_repo.lifecycle import expiry, is_archived
 from memory_repo.models import Item, Registry
@@ -78,7 +78,7 @@ def item_rows(
                 "l1": overview,
                 "heading": chunk.heading,
                 "text": chunk.text,
-                "tokens": token_string(document),
+                "tokens": bm25_terms(document),
                 "path": item.path,
                 "content_hash": item.content_hash,
                 "_document": document,
