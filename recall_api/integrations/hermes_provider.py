@@ -162,7 +162,3 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
             return None
         return data if isinstance(data, dict) else None
 
-
-def register(ctx: Any) -> None:
-    """Hermes plugin entry point (``plugins/memory/dose-mem/__init__.py`` re-exports it)."""
-    ctx.register_memory_provider(DoseMemProvider())
