@@ -84,7 +84,8 @@ def _bars(result: EvalResult, metrics: tuple[str, ...], path: Path, title: str) 
 def write_report(result: EvalResult, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.md").write_text(markdown(result), encoding="utf-8")
-    data = {**summary_json(result), "full": result.model_dump(mode="json")}
+    data = {**summary_json(result), "full": result.model_dump(mode="json"),
+            "turns": [r.model_dump(mode="json") for r in result.records]}
     (out / "results.json").write_text(json.dumps(data, ensure_ascii=False, indent=2),
                                       encoding="utf-8")
     _bars(result, QUALITY, out / "quality.png", "Quality on the test split (95% CI)")
