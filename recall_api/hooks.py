@@ -15,7 +15,6 @@ import os
 import sys
 import tempfile
 import threading
-import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
@@ -118,11 +117,10 @@ def run_claude_code(
         return 0
     if not token or not isinstance(event, dict):
         return 0
-    session = event.get("session_id")
-    turn = next_turn(_default_state_file(env), session) if isinstance(session, str) else 1
-    body = recall_request(event, turn)
+    body = recall_request(event, turn=1)
     if body is None:
         return 0
+    body["turn"] = next_turn(_default_state_file(env), body["session_id"])
     url = env.get("DOSE_MEM_URL") or DEFAULT_URL
     found: list[str] = []
 
