@@ -5,11 +5,13 @@ from __future__ import annotations
 import git
 
 from dose_mem.settings import get_settings
+from flows.capture.transcript import Transcript, Turn
 from flows.ingest import ingest
+from flows.sessions import add_session
 from memory_repo.index.embedders import make_embedder
 from memory_repo.index.query import Index
 from memory_repo.index.scope import Prefilter, ScopeClause
-from memory_repo.store import load_memory
+from memory_repo.store import evidence_sidecar, load_memory
 
 
 def _by_word(memory, word: str):
@@ -45,10 +47,21 @@ def test_preference_is_learned_then_corrected_and_recall_follows(harness, home) 
     assert hits[0].item_id == teal.id
     assert amber.id not in {h.item_id for h in hits}
 
+    pushed = Transcript(session_id="m-1", agent="mail-agent", turns=[
+        Turn(role="user", text="Quick note on the review table."),
+        Turn(role="user", text="Always mark unverified entries in teal."),
+        Turn(role="user", text="That is all."),
+    ])
+    add_session(settings, pushed.model_dump_json().encode(), "mail-agent")
+    third = ingest(home=str(home.root))
+    assert third.decisions == {"merge": 1} and third.cards_written == 0
+    [line] = evidence_sidecar(home.memory / teal.path).read_text().splitlines()
+    assert '"agent":"mail-agent"' in line and third.run_id in line
+
     repo = git.Repo(home.memory)
     head = repo.head.commit.hexsha
-    assert f"Dose-Mem-Run: {second.run_id}" in repo.head.commit.message
-    third = ingest(home=str(home.root))
-    assert third.sessions_read == 0 and third.commit is None
+    assert f"Dose-Mem-Run: {third.run_id}" in repo.head.commit.message
+    again = ingest(home=str(home.root))
+    assert again.sessions_read == 0 and again.commit is None
     assert repo.head.commit.hexsha == head
     assert not repo.is_dirty(untracked_files=True)
