@@ -15,7 +15,7 @@ from memory_repo.index.embedders import make_embedder
 from profiles.model import load_profiles
 from recall_api.deps import Services
 from recall_api.engine import RecallEngine
-from recall_api.routes import health, memories, projects, recall, search
+from recall_api.routes import health, memories, projects, recall, search, sessions
 from recall_api.tokens import TokenStore
 
 MAX_BODY_BYTES = 1 << 20
@@ -39,6 +39,7 @@ def build_services(settings: Settings) -> Services:
         make_embedder(settings),
         search_log=settings.state_path / "search_log.jsonl",
     )
+    engine.warm_up()
     return Services(settings=settings, engine=engine, tokens=TokenStore(tokens_path(settings)))
 
 
@@ -63,6 +64,6 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         ]
         return JSONResponse({"detail": errors}, status_code=422)
 
-    for module in (recall, search, memories, projects, health):
+    for module in (recall, search, memories, projects, sessions, health):
         app.include_router(module.router)
     return app

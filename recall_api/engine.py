@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from memory_repo.errors import UnknownItem
 from memory_repo.index.embedders import Embedder, make_embedder
 from memory_repo.index.hits import Hit
 from memory_repo.index.query import Index
+from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.layers import l0, l1, l2
 from memory_repo.models import GLOBAL, Item, Project, Registry
 from memory_repo.registry import REGISTRY_FILE, load_registry
@@ -31,6 +33,11 @@ from recall_api.scoping import allowed, prefilter_for, resolve_project
 from recall_api.triggers import SessionTracker, fired
 
 CANDIDATES = 10
+log = logging.getLogger(__name__)
+
+
+def prefilter_warm() -> Prefilter:
+    return Prefilter(clauses=[ScopeClause(projects=[GLOBAL])])
 
 
 class RecallEngine:
@@ -67,8 +74,21 @@ class RecallEngine:
         return self._registry
 
     def refresh(self) -> bool:
-        """Pick up a finished reindex; in-flight requests keep the table they started with."""
-        return self.index.reload_if_changed()
+        """Pick up a finished reindex; in-flight requests keep the table they started with.
+
+        A reindex caught half-way (its meta written, its table not yet openable) must not
+        fail requests: the engine keeps serving the table it has and tries again next time.
+        """
+        try:
+            return self.index.reload_if_changed()
+        except Exception:
+            log.warning("index reload failed; still serving the previous version", exc_info=True)
+            return False
+
+    def warm_up(self) -> None:
+        """Load the embedding model and the table's files now, not on an agent's first prompt."""
+        self.index.embedder.embed_query("warm up")
+        self.index.search("warm up", prefilter_warm(), k=1)
 
     def profile(self, identity: Identity, override: Profile | None = None) -> Profile:
         if override is not None:

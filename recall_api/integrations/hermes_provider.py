@@ -161,4 +161,3 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
         except (httpx.HTTPError, ValueError):
             return None
         return data if isinstance(data, dict) else None
-
