@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
 from flows.ingest import ingest
+from flows.lock import IngestBusy, ingest_lock
 from memory_repo.bootstrap import init_memory
 from memory_repo.store import load_memory
 
@@ -36,15 +37,17 @@ def _ingest_commits(home: Home) -> list[str]:
     return [c.hexsha for c in repo.iter_commits() if "Dose-Mem-Run:" in c.message]
 
 
-def _killed_run(home: Home) -> subprocess.CompletedProcess:
-    env = {**os.environ, **home.env, "DOSE_MEM_CRASH_AT": "before_commit",
+def _killed_run(home: Home, point: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, **home.env, "DOSE_MEM_CRASH_AT": point,
            "PREFECT_API_URL": str(get_current_settings().api.url)}
     code = f"from flows.ingest import ingest; ingest(home={str(home.root)!r})"
     return subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT,
                           capture_output=True, timeout=600, check=False)
 
 
-def test_a_kill_before_commit_is_finished_by_the_next_run(harness, tmp_path, monkeypatch) -> None:
+@pytest.mark.parametrize("point", ["before_commit", "after_commit"])
+def test_a_killed_run_is_finished_by_the_next_run(harness, tmp_path, monkeypatch,
+                                                  point: str) -> None:
     reference = Home(tmp_path / "reference", monkeypatch)
     for agent in AGENTS:
         reference.add(agent)
@@ -54,9 +57,10 @@ def test_a_kill_before_commit_is_finished_by_the_next_run(harness, tmp_path, mon
     home = Home(tmp_path / "crashed", monkeypatch)
     for agent in AGENTS:
         home.add(agent)
-    killed = _killed_run(home)
+    killed = _killed_run(home, point)
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()[-2000:]
-    assert _ingest_commits(home) == []  # no partial commit
+    landed = len(_ingest_commits(home))
+    assert landed == (0 if point == "before_commit" else 1)  # no partial commit
     assert not list(home.memory.rglob("*.tmp"))  # no partial file
     assert set(_cards(home)) == set(expected)  # every written card is whole
     [journal] = (home.state / "runs").glob("*.json")
@@ -100,3 +104,18 @@ def test_cli_rollback_reverts_a_landed_run_and_reindexes(harness, home) -> None:
     assert "amber" not in search.output
     unknown = runner.invoke(app, ["--home", str(home.root), "rollback", "no-such-run"])
     assert unknown.exit_code == 1 and "no commit of ingest run" in unknown.output
+
+
+def test_only_one_ingest_holds_the_lock(tmp_path) -> None:
+    with (ingest_lock(tmp_path), pytest.raises(IngestBusy, match="in progress"),
+          ingest_lock(tmp_path, wait_s=0.3)):
+        pass
+    with ingest_lock(tmp_path):  # released on exit
+        pass
+
+
+def test_cli_ingest_runs_the_flow_once(harness, home) -> None:
+    home.add("pi")
+    result = CliRunner().invoke(app, ["--home", str(home.root), "ingest"])
+    assert result.exit_code == 0, result.output
+    assert "1 sessions" in result.output and "promote 1" in result.output
