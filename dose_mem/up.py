@@ -77,7 +77,7 @@ def _cli(cfg: Settings, *args: str) -> str:
         capture_output=True,
         text=True,
     )
-    return out.stdout.strip()
+    return (out.stdout + out.stderr).strip()
 
 
 def _tokens(cfg: Settings) -> dict[str, str]:
