@@ -76,7 +76,10 @@ def screen(candidates: list[Candidate]) -> tuple[list[Candidate], list[tuple[Can
     kept, rejected = [], []
     for c in candidates:
         reason = prescreen.screen(c)
-        (rejected.append((c, reason)) if reason else kept.append(c))
+        if reason:
+            rejected.append((c, reason))
+        else:
+            kept.append(c)
     return kept, rejected
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from dose_mem.settings import Settings
-from flows.capture.sources import READERS, TRANSCRIPT_FORMAT
+from flows.capture.sources import READERS, TRANSCRIPT_FORMAT, read_pushed
 from flows.files import write_atomic
 from memory_repo.errors import DoseMemError
 
@@ -53,4 +53,13 @@ def add_session(
     new = not path.exists()
     if new:
         write_atomic(path, data)
+        _check_readable(path, fmt)
     return StoredSession(agent=agent, format=fmt, path=str(path), bytes=len(data), new=new)
+
+
+def _check_readable(path: Path, fmt: str) -> None:
+    """Refuse at the door what the next ingest could not read, so the pusher hears why."""
+    transcript = read_pushed(path)
+    if transcript is None or not transcript.turns:
+        path.unlink(missing_ok=True)
+        raise BadTranscript(f"no turns could be read as {fmt}")

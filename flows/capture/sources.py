@@ -60,11 +60,20 @@ def inbox_transcripts(inbox: Path) -> Iterator[Transcript]:
     if not inbox.is_dir():
         return
     for path in sorted(inbox.glob("*/*__*")):
-        fmt, agent = path.parent.name, path.name.split("__", 1)[0]
-        reader = READERS.get(fmt) or _read_normalised
-        for transcript, _ in _read_one(reader, path):
-            transcript.agent = agent
+        transcript = read_pushed(path)
+        if transcript is not None:
             yield transcript
+
+
+def read_pushed(path: Path) -> Transcript | None:
+    """One inbox file, read by its folder's format and named for the agent that pushed it."""
+    fmt, agent = path.parent.name, path.name.split("__", 1)[0]
+    found = list(_read_one(READERS.get(fmt) or _read_normalised, path))
+    if not found:
+        return None
+    transcript = found[0][0]
+    transcript.agent = agent
+    return transcript
 
 
 def _read_normalised(path: Path) -> Transcript:

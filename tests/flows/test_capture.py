@@ -9,13 +9,14 @@ import os
 import sqlite3
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
 from dose_mem.settings import get_settings
 from flows.capture import claude_code, codex, hermes, ledger, pi, sources
 from flows.capture.transcript import Transcript, Turn
-from flows.sessions import add_session
+from flows.sessions import BadTranscript, add_session
 
 DATA = Path(__file__).parents[1] / "data" / "transcripts"
 NOW = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
@@ -131,6 +132,8 @@ def test_pushed_sessions_land_in_the_inbox_once(tmp_path: Path) -> None:
     normalised = Transcript(session_id="x1", agent="mail-agent", turns=[
         Turn(role="user", text=f"turn {i}") for i in range(3)]).model_dump_json().encode()
     assert add_session(settings, normalised, "mail-agent").format == "transcript"
+    with pytest.raises(BadTranscript, match="no turns could be read as codex"):
+        add_session(settings, b"not a transcript\n", "codex")
     pushed = {t.agent: t for t in sources.inbox_transcripts(settings.inbox_path)}
     assert set(pushed) == {"pi", "mail-agent"} and pushed["pi"].user_turns == 4
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import git
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
 from dose_mem.settings import get_settings
 from flows.capture.transcript import Transcript, Turn
@@ -12,6 +14,16 @@ from memory_repo.index.embedders import make_embedder
 from memory_repo.index.query import Index
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.store import evidence_sidecar, load_memory
+
+
+def _artifact(key: str, run_id: str):
+    """The run's summary as the Prefect UI shows it (read back through the API)."""
+    with get_client(sync_client=True) as client:
+        found = client.read_artifacts(
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key])))
+    [artifact] = [a for a in found if a.description == f"ingest run {run_id}"
+                  or a.description == f"decisions of ingest run {run_id}"]
+    return artifact
 
 
 def _by_word(memory, word: str):
@@ -31,6 +43,10 @@ def test_preference_is_learned_then_corrected_and_recall_follows(harness, home) 
     assert _by_word(memory, "周报") and _by_word(memory, "commit messages")
     assert not any("ghp_" in (i.body + str(i.evidence)) for i in memory.items.values())
     assert first.prescreen_rejected == 1  # the deploy token
+    summary = _artifact("ingest-summary", first.run_id)
+    assert "| sessions read | 3 |" in summary.data and "| cards written | 3 |" in summary.data
+    assert "promote 3" in summary.data and "reject 1" in summary.data
+    assert "looks like a secret" in str(_artifact("ingest-decisions", first.run_id).data)
 
     home.add("codex")
     second = ingest(home=str(home.root))
