@@ -50,9 +50,10 @@ def local_transcripts(settings: Settings) -> Iterator[tuple[Transcript, float]]:
         for path in discoverers[agent](root):
             yield from _read_one(READERS[agent], path)
         if agent == hermes.AGENT and (root / hermes.DB_NAME).is_file():
-            mtime = (root / hermes.DB_NAME).stat().st_mtime
+            # One database holds every session, so its mtime says nothing about any one of
+            # them: a session's own last message decides whether it is idle.
             for transcript in hermes.read_db(root / hermes.DB_NAME):
-                yield transcript, mtime
+                yield transcript, 0.0
 
 
 def inbox_transcripts(inbox: Path) -> Iterator[Transcript]:

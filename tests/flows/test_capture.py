@@ -16,7 +16,9 @@ from dose_mem.cli.main import app
 from dose_mem.settings import get_settings
 from flows.capture import claude_code, codex, hermes, ledger, pi, sources
 from flows.capture.transcript import Transcript, Turn
+from flows.digest import project_for
 from flows.sessions import BadTranscript, add_session
+from memory_repo.models import Project, Registry
 
 DATA = Path(__file__).parents[1] / "data" / "transcripts"
 NOW = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
@@ -149,3 +151,14 @@ def test_cli_sessions_add(tmp_path: Path) -> None:
                               "--agent", "../etc"])
     assert bad.exit_code == 2 and "bad agent name" in bad.output
     assert os.path.isdir(home / "state" / "inbox")
+
+
+def test_cwd_maps_to_the_deepest_registered_project() -> None:
+    registry = Registry(projects=[
+        Project(id="atlas", name="Atlas", paths=["/home/ada/proj/atlas"]),
+        Project(id="atlas-docs", name="Atlas docs", paths=["/home/ada/proj/atlas/docs"]),
+    ])
+    assert project_for("/home/ada/proj/atlas/src", registry) == "atlas"
+    assert project_for("/home/ada/proj/atlas/docs/api", registry) == "atlas-docs"
+    assert project_for("/home/ada/proj/atlas-old", registry) == "global"
+    assert project_for(None, registry) == "global"

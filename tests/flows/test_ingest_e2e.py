@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import git
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
@@ -81,3 +83,23 @@ def test_preference_is_learned_then_corrected_and_recall_follows(harness, home) 
     assert again.sessions_read == 0 and again.commit is None
     assert repo.head.commit.hexsha == head
     assert not repo.is_dirty(untracked_files=True)
+
+
+def test_a_grown_session_is_ingested_only_for_its_new_part(harness, home) -> None:
+    home.add("pi")
+    first = ingest(home=str(home.root))
+    assert first.decisions == {"promote": 1, "reject": 1}
+    [path] = (home.sources / "pi").glob("*/*.jsonl")
+    more = [
+        {"type": "message", "timestamp": f"2026-11-12T09:0{i}:00.000Z",
+         "message": {"role": "user", "content": text}}
+        for i, text in enumerate(["Back again.", "Never squash merge the release branch.",
+                                  "Thanks."])
+    ]
+    with path.open("a", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(m) + "\n" for m in more)
+    second = ingest(home=str(home.root))
+    assert second.sessions_read == 1 and second.facts_distilled == 1
+    assert second.decisions == {"promote": 1}
+    conclusions = {i.conclusion for i in load_memory(home.memory).items.values()}
+    assert "Never squash merge the release branch." in conclusions and len(conclusions) == 2
