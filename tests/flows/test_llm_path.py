@@ -67,21 +67,29 @@ def test_a_timeout_is_retried(server, tmp_path) -> None:
 def test_a_fabricated_quote_is_dropped_in_a_real_ingest_run(harness, home, server,
                                                            monkeypatch) -> None:
     home.add("pi")
+    home.add("hermes")
     monkeypatch.setenv("DOSE_MEM_LLM_BASE_URL", server.url)
     monkeypatch.setenv("DOSE_MEM_LLM_MAX_RETRIES", "1")
     fabricated = {"statement": "Deploys happen on Fridays.", "type": "habit",
                   "confidence": 0.8, "quote": "We always deploy on Fridays at noon."}
 
+    weekly = {"statement": "Weekly reports are written in Chinese.", "type": "preference",
+              "confidence": 0.9, "quote": "以后周报一律用中文写，技术名词保留英文。"}
+
     def respond(request: dict) -> Reply:
         if tool_name(request) == "FactList":
-            return Reply(tool_answer(request, {"facts": [*GOOD["facts"], fabricated]}))
+            hermes = "周报" in json.dumps(request["messages"], ensure_ascii=False)
+            facts = [weekly] if hermes else [*GOOD["facts"], fabricated]
+            return Reply(tool_answer(request, {"facts": facts}))
         return Reply(tool_answer(request, {"decisions": [
-            {"index": 0, "action": "promote", "reason": "a new convention"}]}))
+            {"index": i, "action": "promote", "reason": "new"} for i in range(2)]}))
 
     server.responder = respond
     summary = ingest(home=str(home.root))
-    assert (summary.facts_distilled, summary.quotes_rejected, summary.cards_written) == (2, 1, 1)
+    assert (summary.facts_distilled, summary.quotes_rejected, summary.cards_written) == (3, 1, 2)
     judged = [r for r in server.requests if tool_name(r) == "JudgedList"]
-    assert len(judged) == 1 and "Fridays" not in json.dumps(judged[0]["messages"])
-    [card] = load_memory(home.memory).items.values()
-    assert card.evidence[0].quote == REAL and card.conclusion.startswith("Commit messages")
+    assert len(judged) == 1  # one batched call for both candidates
+    prompt = json.dumps(judged[0]["messages"], ensure_ascii=False)
+    assert "candidate 1" in prompt and "Fridays" not in prompt
+    quotes = {i.evidence[0].quote for i in load_memory(home.memory).items.values()}
+    assert quotes == {REAL, weekly["quote"]}
