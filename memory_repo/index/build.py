@@ -203,9 +203,8 @@ def _flag_fixes(
     table: Any, touched: set[str], superseded: set[str], registry: Registry
 ) -> list[dict[str, Any]]:
     """Whole rows of untouched files whose superseded/archived flag is now wrong."""
-    flags = table.to_arrow().select(
-        ["key", "item_id", "project", "status", "path", "superseded", "archived"]
-    ).to_pylist()
+    columns = ["key", "item_id", "project", "status", "path", "superseded", "archived"]
+    flags = table.search().select(columns).limit(None).to_arrow().to_pylist()
     archived_projects = {p.id for p in registry.projects if p.status == ProjectStatus.archived}
     wrong: dict[str, tuple[bool, bool]] = {}
     for row in flags:

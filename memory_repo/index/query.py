@@ -28,9 +28,13 @@ _COLUMNS = ["item_id", "chunk_no", "project", "type", "path", "l0", "l1", "headi
 
 
 class Fusion(BaseModel):
-    """RRF settings; the defaults are the ones tuned on LoCoMo (docs/index.md)."""
+    """RRF settings; the defaults are the ones tuned on LoCoMo (docs/index.md).
 
-    rrf_k: int = 60
+    A small ``rrf_k`` lets a leg's first few ranks dominate: the legs disagree often, and
+    when one is confident its top hit is usually right (k=60 scored 0.59, k=3 0.64).
+    """
+
+    rrf_k: int = 3
     depth: int = 5
     min_depth: int = 50
     dense_weight: float = 1.0
@@ -74,8 +78,12 @@ class Index:
         self._table, self._stamp = table, stamp
 
     def reload_if_changed(self) -> bool:
-        """Swap to the newest table version if a reindex finished since the last look."""
-        if meta_stamp(self.index_dir) == self._stamp:
+        """Swap to the newest table version if a reindex finished since the last look.
+
+        A vanished meta (index being deleted by hand) keeps the table already open.
+        """
+        stamp = meta_stamp(self.index_dir)
+        if stamp is None or stamp == self._stamp:
             return False
         self._load()
         return True

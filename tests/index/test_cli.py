@@ -55,11 +55,11 @@ def test_search_errors_are_messages_not_tracebacks(home: Path) -> None:
 @pytest.mark.skipif(not LOCOMO.is_dir(), reason="LoCoMo data (shared/benchmarks) not present")
 def test_bench_locomo_one_conversation_json(tmp_path: Path) -> None:
     result = CliRunner().invoke(
-        app, ["--home", str(tmp_path), "bench", "locomo", str(LOCOMO / "conv-26.json"), "--json"]
+        app, ["--home", str(tmp_path), "bench", "locomo", str(LOCOMO / "conv-30.json"), "--json"]
     )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["questions"] == 150
+    assert report["questions"] == 81
     assert set(report["systems"]) == {"hybrid", "dense", "bm25"}
     for scores in report["systems"].values():
         assert 0.0 < scores["recall@5"] <= scores["recall@10"] <= 1.0
