@@ -1,0 +1,1 @@
+"""Session capture: one reader per agent format, all producing ``Transcript``."""
