@@ -150,7 +150,10 @@ def land(root: Path, state: Path, journal: Journal) -> Journal:
     entries.update(journal.ledger)
     save_ledger(state / "ledger.json", entries)
     journal.status = "done"
-    save_journal(state, journal)
+    if journal.writes:
+        save_journal(state, journal)
+    else:  # a run that wrote nothing needs no record: keep state small at 96 runs a day
+        (journal_dir(state) / f"{journal.run_id}.json").unlink(missing_ok=True)
     return journal
 
 

@@ -81,6 +81,7 @@ def test_preference_is_learned_then_corrected_and_recall_follows(harness, home) 
     assert f"Dose-Mem-Run: {third.run_id}" in repo.head.commit.message
     again = ingest(home=str(home.root))
     assert again.sessions_read == 0 and again.commit is None
+    assert len(list((home.state / "runs").glob("*.json"))) == 3  # journals of runs that wrote
     assert repo.head.commit.hexsha == head
     assert not repo.is_dirty(untracked_files=True)
 
