@@ -1,8 +1,10 @@
 """Run an evaluation: replay every probe against its weekly snapshot, tune each system's
 threshold on the dev split, answer the test split once, judge, and measure.
 
-Thresholds are chosen on dev by the composite score (ties: fewer bytes per turn), one per
-tuning group (``System.group``). Tuning uses the gold labels when every dev probe has them
+Thresholds are chosen on dev by the composite score (ties: fewer bytes per turn; the
+working group also within a routine-injection limit), one per tuning group
+(``System.group``). ``dose-mem/shipped`` is not tuned: it runs the profiles exactly as
+shipped in ``profiles/*.yaml``. Tuning uses the gold labels when every dev probe has them
 (the LLM judge is not asked once per grid point); the report is on the test split only.
 """
 
@@ -83,9 +85,15 @@ def gold_records(name: str, probes: list[Probe], answers: dict[str, Injection]
     return [turn_record(name, p, answers[p.id], gold_verdict(p, answers[p.id])) for p in probes]
 
 
+# The working profile's contract is to stay quiet on routine coding steps: its threshold
+# is the best dev composite among those that keep dev routine injections at or below this.
+ROUTINE_LIMIT = {"working": 0.05}
+
+
 def tune(system: System, dev: list[Probe], env: Environment, store: SnapshotStore,
          tick: Tick | None = None) -> tuple[dict[str, float], dict[str, float]]:
-    """Per tuning group: the grid threshold with the best dev composite (then fewest bytes)."""
+    """Per tuning group: the grid threshold with the best dev composite (then fewest bytes),
+    within the group's routine-injection limit when it has one."""
     groups = {system.group(system_input(p)) for p in dev}
     best: dict[str, tuple[float, float, float]] = {}
     for t in system.grid:
@@ -94,9 +102,13 @@ def tune(system: System, dev: list[Probe], env: Environment, store: SnapshotStor
         for group in groups:
             ids = {p.id for p in dev if system.group(system_input(p)) == group}
             m = point_estimates([r for r in records if r.probe_id in ids])
+            if m["routine_injection_rate"] > ROUTINE_LIMIT.get(group, 1.0):
+                continue
             key = (m["composite"], -m["bytes_per_turn"], t)
             if group not in best or key[:2] > best[group][:2]:
                 best[group] = key
+    for group in groups - best.keys():
+        best[group] = (float("nan"), 0.0, max(system.grid))
     return ({g: v[2] for g, v in best.items()}, {g: round(v[0], 4) for g, v in best.items()})
 
 

@@ -5,7 +5,9 @@ Systems defined here (every one under the environment's shared budget at most):
 
 - ``dose-mem``: each probe under its own agent's profile (hermes -> full, coding agents ->
   working, calendar -> personal), one threshold tuned per profile. This is the deployed
-  configuration.
+  configuration, its thresholds tuned on dev like every other system's.
+- ``dose-mem/shipped``: the same, with the thresholds exactly as shipped in
+  ``profiles/*.yaml`` (no tuning): what a user gets out of the box.
 - ``dose-mem/full``, ``dose-mem/working``, ``dose-mem/personal``: that one profile applied
   to every probe (the agent's identity still limits which projects it may see).
 - ``dense``, ``bm25``: the index's single retrieval leg over every allowed project, as a
@@ -36,6 +38,7 @@ from recall_api.models import RecallRequest
 from recall_api.triggers import SessionTracker
 
 DEPTH = 10
+SHIPPED = -1.0  # the "threshold" that means: the profile's own, untuned
 
 
 class InjectedCard(BaseModel):
@@ -74,12 +77,12 @@ class DoseMem:
     """The read path itself (``RecallEngine.recall``), with the gate threshold overridden."""
 
     def __init__(self, name: str, profiles: dict[str, Profile], spec: EnvSpec,
-                 profile: str | None = None) -> None:
+                 profile: str | None = None, *, shipped: bool = False) -> None:
         self.name = name
         self.profiles = profiles
         self.spec = spec
         self.fixed_profile = profile
-        self.grid = [round(0.05 * i, 2) for i in range(4, 17)]
+        self.grid = [SHIPPED] if shipped else [round(0.05 * i, 2) for i in range(4, 17)]
         self._snapshots: set[int] = set()
 
     def group(self, inp: SystemInput) -> str:
@@ -93,8 +96,8 @@ class DoseMem:
             snapshot.engine.sessions = SessionTracker()  # a fresh replay
             self._snapshots.add(id(snapshot))
         base = self.profiles[self.group(inp)]
-        profile = base.model_copy(update={"gate": Gate(
-            threshold=threshold, min_l0_overlap=base.gate.min_l0_overlap)})
+        profile = base if threshold == SHIPPED else base.model_copy(
+            update={"gate": base.gate.model_copy(update={"threshold": threshold})})
         request = RecallRequest(
             prompt=inp.prompt, session_id=inp.session_id, turn=inp.turn, cwd=inp.cwd,
             project=inp.project, previous_turn=inp.previous_turn,
@@ -149,7 +152,8 @@ class RetrievalBaseline:
 def dose_mem_systems(profiles: dict[str, Profile], spec: EnvSpec) -> list[DoseMem]:
     fixed = [DoseMem(f"dose-mem/{name}", profiles, spec, profile=name)
              for name in ("full", "working", "personal") if name in profiles]
-    return [DoseMem("dose-mem", profiles, spec), *fixed]
+    return [DoseMem("dose-mem", profiles, spec),
+            DoseMem("dose-mem/shipped", profiles, spec, shipped=True), *fixed]
 
 
 def baseline_systems(spec: EnvSpec) -> list[RetrievalBaseline]:

@@ -30,7 +30,7 @@ from recall_api.assemble import assemble
 from recall_api.gate import latin_share, passes, stems
 from recall_api.models import Identity, Reason, RecallRequest, RecallResult
 from recall_api.scoping import allowed, prefilter_for, resolve_project
-from recall_api.triggers import SessionTracker, fired
+from recall_api.triggers import SessionTracker, cue_in, fired
 
 CANDIDATES = 10
 log = logging.getLogger(__name__)
@@ -131,9 +131,10 @@ class RecallEngine:
             return RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
         words = stems(request.prompt)
         trust = latin_share(request.prompt)
+        cued = cue_in(request.prompt, profile.cues) is not None
         kept: list[tuple[Hit, float]] = []
         for hit in hits:
-            ok, value = passes(words, hit, profile, trust)
+            ok, value = passes(words, hit, profile, trust, cued=cued, project=where.project)
             if ok:
                 kept.append((hit, value))
         items, text = assemble(kept, profile)

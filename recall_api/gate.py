@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from memory_repo.index.hits import Hit
 from memory_repo.index.tokenize import content_words
+from memory_repo.models import GLOBAL
 from profiles.model import Profile
 
 COSINE_WEIGHT = 0.5
@@ -63,11 +64,26 @@ def l0_overlap(prompt_stems: set[str], hit: Hit) -> int:
     return len(prompt_stems & stems(hit.l0))
 
 
+def bar(profile: Profile, hit: Hit, *, cued: bool, project: str | None) -> float:
+    """The score this hit must reach: lower after a memory cue, higher from another project."""
+    gate = profile.gate
+    value = gate.threshold - (gate.cue_relief if cued else 0.0)
+    if project is not None and hit.project not in (project, GLOBAL):
+        value += gate.other_project_margin
+    return value
+
+
 def passes(
-    prompt_stems: set[str], hit: Hit, profile: Profile, trust: float = 1.0
+    prompt_stems: set[str],
+    hit: Hit,
+    profile: Profile,
+    trust: float = 1.0,
+    *,
+    cued: bool = False,
+    project: str | None = None,
 ) -> tuple[bool, float]:
     value = score(prompt_stems, hit, trust)
-    ok = value >= profile.gate.threshold and l0_overlap(prompt_stems, hit) >= (
-        profile.gate.min_l0_overlap
-    )
+    ok = value >= bar(profile, hit, cued=cued, project=project) and l0_overlap(
+        prompt_stems, hit
+    ) >= (profile.gate.min_l0_overlap)
     return ok, value

@@ -27,7 +27,8 @@ def ids(result: dict) -> list[str]:
 def test_routine_rename_is_quiet_for_working_but_not_for_full(client: TestClient, issue: Issue):
     prompt = "Rename parse_table and update the tests"
     working = recall(client, issue("working"), prompt, "cs-1", cwd=TABLEKIT)
-    full = recall(client, issue("full"), prompt, "cs-2", cwd=TABLEKIT)
+    # the main assistant coordinates projects from outside any one checkout: no cwd
+    full = recall(client, issue("full"), prompt, "cs-2")
     assert working["injected"] is False
     assert working["bytes"] == 0
     assert working["reason"] == "below_threshold"

@@ -505,6 +505,33 @@ SESSIONS = [
           x=["tablekit-licence", "hanzi-ocr-licence"], tags=("licence",)),
         C("写一段 README 的 License 章节"),
     ]),
+    # -------------------------------------------- weeks 1-2 (dev): more cold starts
+    # Coding sessions that open with a routine edit naming the code it touches: the
+    # first-turn trigger fires, so only the gate keeps the working profile quiet. Added
+    # to dev after the first tuning run showed dev had few such openings (test untouched).
+    S("claude-code", "2026-09-09 16:30", project="tablekit", turns=[
+        R("write a test that extract_table keeps merged header cells"),
+        R("now make merge_cells return a new list instead of mutating rows"),
+    ]),
+    S("codex", "2026-09-11 09:15", project="tabsense", turns=[
+        R("add a unit test for load_viznet with an empty csv"),
+        R("simplify the nested ifs in the tokenizer's split_cells"),
+    ]),
+    S("claude-code", "2026-09-12 14:00", project="tablekit", turns=[
+        R("fix the failing test in tests/test_lattice.py"),
+        Q("is it green now?"),
+    ]),
+    S("codex", "2026-09-15 11:40", project="tabsense", turns=[
+        R("rename the fixture tiny_tables to sample_tables in the eval tests"),
+        R("add an assertion on the column count in test_features"),
+    ]),
+    S("claude-code", "2026-09-16 16:10", project="tablekit", turns=[
+        R("add a CHANGELOG entry for the merged cells fix in extract_table"),
+    ]),
+    S("codex", "2026-09-18 09:30", project="tabsense", turns=[
+        R("给 load_viznet 加上类型注解，再补一个测试"),
+        R("把 print 换成 logging"),
+    ]),
 ]
 
 
