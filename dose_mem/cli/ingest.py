@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from dose_mem.cli.context import settings
@@ -14,6 +16,9 @@ def register(app: typer.Typer) -> None:
 
 def ingest() -> None:
     """Read ended agent sessions, distil verified facts, commit new cards, refresh the index."""
+    # With no PREFECT_API_URL, Prefect runs a temporary local server for this one run; it
+    # must not try to phone home (dose-mem works offline).
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from flows.ingest import ingest as ingest_flow
 
     conf = settings()
