@@ -111,7 +111,9 @@ def plan(
             if (root / rel).exists() or rel in writes:
                 continue
             writes[rel] = Write(rel=rel, data=render_card(card))
-        elif decision.action == "merge" and decision.target in paths:
+        elif decision.action == "merge" and "/cards/" in paths.get(decision.target or "", ""):
+            # Only cards carry an evidence sidecar; a fact already in a brief or decision
+            # log needs no new record.
             rel = Path(paths[decision.target])
             side = evidence_sidecar(rel).as_posix()
             if side not in writes:
