@@ -12,7 +12,7 @@ from pathlib import Path
 
 import git
 import pytest
-from conftest import Home
+from ingest_home import Home
 from prefect.settings import get_current_settings
 from typer.testing import CliRunner
 
