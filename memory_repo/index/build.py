@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import lancedb
 import pyarrow as pa
-from lancedb.index import FTS
+from lancedb.index import FTS, Bitmap, BTree, HnswSq
 from pydantic import BaseModel, Field
 
 from memory_repo.cards import content_hash
@@ -29,6 +29,9 @@ from memory_repo.registry import REGISTRY_FILE, load_registry
 from memory_repo.store import EVIDENCE_SUFFIX, load_file, load_memory, memory_files
 
 TABLE_PREFIX = "chunks_"
+# Below this many chunks an exact (flat) vector scan is fast enough and keeps small indexes
+# exact; above it an HNSW graph keeps the dense leg at a few ms (recall@10 ~0.99 vs flat).
+ANN_MIN_ROWS = 10_000
 
 
 class BuildReport(BaseModel):
@@ -58,7 +61,7 @@ def rebuild(
     db = lancedb.connect(index_dir)
     name = f"{TABLE_PREFIX}{time.time_ns()}"
     table = db.create_table(name, data=_arrow(rows, embedder.dim), schema=schema(embedder.dim))
-    _create_fts(table)
+    _create_indexes(table, len(rows))
     previous = read_meta(index_dir)
     files: dict[str, FileEntry] = {
         rel: FileEntry(hash=digest) for rel, digest in memory.files.items()
@@ -244,6 +247,22 @@ def _commit(table: Any, rows: list[dict[str, Any]], touched: set[str], dim: int)
 def _arrow(rows: list[dict[str, Any]], dim: int) -> pa.Table:
     names = schema(dim).names
     return pa.Table.from_pylist([{k: r[k] for k in names} for r in rows], schema=schema(dim))
+
+
+def _create_indexes(table: Any, rows: int) -> None:
+    """FTS for the BM25 leg; scalar indexes so the scope prefilter (project, type, lifecycle)
+    is an index lookup rather than a scan; HNSW for the dense leg of a large table.
+
+    A refresh keeps all of them: ``optimize`` folds new rows into every index.
+    """
+    _create_fts(table)
+    for column in ("project", "type", "superseded", "archived"):
+        table.create_index(column, config=Bitmap())
+    table.create_index("expires", config=BTree())
+    table.create_index("key", config=BTree())
+    table.create_index("item_id", config=BTree())
+    if rows >= ANN_MIN_ROWS:
+        table.create_index("vector", config=HnswSq(distance_type="cosine"))
 
 
 def _create_fts(table: Any) -> None:

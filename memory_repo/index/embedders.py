@@ -7,6 +7,7 @@ similarity is a dot product and scores from different queries are comparable.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import Protocol, runtime_checkable
 
@@ -63,7 +64,8 @@ class CachedEmbedder:
     """An LRU over single query strings: agents re-send the same prompt turn after turn.
 
     Only ``embed_query`` is cached; bulk indexing goes straight through, so the cache holds
-    prompts and never a whole corpus.
+    prompts and never a whole corpus. The service calls it from many threads: the lock
+    guards the OrderedDict (whose reordering is not thread-safe), never the model call.
     """
 
     def __init__(self, inner: Embedder, size: int = 1024) -> None:
@@ -72,19 +74,22 @@ class CachedEmbedder:
         self.dim = inner.dim
         self._size = size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return self.inner.embed(texts)
 
     def embed_query(self, text: str) -> np.ndarray:
-        hit = self._cache.get(text)
-        if hit is not None:
-            self._cache.move_to_end(text)
-            return hit
+        with self._lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return hit
         vector = self.inner.embed([text])[0]
-        self._cache[text] = vector
-        if len(self._cache) > self._size:
-            self._cache.popitem(last=False)
+        with self._lock:
+            self._cache[text] = vector
+            if len(self._cache) > self._size:
+                self._cache.popitem(last=False)
         return vector
 
 
