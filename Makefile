@@ -8,7 +8,7 @@ RUN := $(UV) run --frozen
 export DOSE_MEM_HOME ?= $(HOME)/.dose-mem
 export PYTHONUNBUFFERED := 1
 
-.PHONY: up down test lint bench soak clean env
+.PHONY: up down test lint bench eval soak clean env
 
 $(CURDIR)/.tools/uv/bin/uv:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target $(CURDIR)/.tools/uv uv==$(UV_VERSION)
@@ -35,6 +35,9 @@ lint: env
 
 bench: env
 	$(RUN) python -m evaluation.bench
+
+eval: env
+	$(RUN) dose-mem eval run evaluation/envs/demo --judge gold --out reports/demo
 
 clean:
 	rm -rf .venv .tools .pytest_cache
