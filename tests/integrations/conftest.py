@@ -1,43 +1,15 @@
-"""The demo memory with a real index, a real uvicorn recall service, and token issuing."""
+"""A real uvicorn recall service over the shared demo memory (tests/conftest.py)."""
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterator
 
 import pytest
 
 from dose_mem.settings import Settings
-from memory_repo.demo import build_demo
-from memory_repo.index.build import rebuild
-from memory_repo.index.embedders import make_embedder
-from recall_api.app import build_services, create_app, tokens_path
+from recall_api.app import create_app
 from recall_api.deps import Services
-from recall_api.tokens import TokenStore
-from tests.integrations.helpers import IssueToken, LiveServer
-
-
-@pytest.fixture(scope="session")
-def demo_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    settings = Settings(home=tmp_path_factory.mktemp("dose-home"))
-    build_demo(settings.memory_path, dt.date.today())
-    rebuild(settings.memory_path, settings.index_path, make_embedder(settings))
-    return settings
-
-
-@pytest.fixture(scope="session")
-def issue_token(demo_settings: Settings) -> IssueToken:
-    store = TokenStore(tokens_path(demo_settings))
-
-    def issue(profile: str, projects: list[str] | None = None, agent: str = "test") -> str:
-        return store.issue(agent, profile, projects)[0]
-
-    return issue
-
-
-@pytest.fixture(scope="session")
-def services(demo_settings: Settings) -> Services:
-    return build_services(demo_settings)
+from tests.integrations.helpers import LiveServer
 
 
 @pytest.fixture(scope="session")

@@ -6,15 +6,12 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable
 
 import uvicorn
 
 TABLEKIT_CWD = "/home/demo/code/tablekit"
 UV_CARD = "uv-for-python-envs"
 SETUP_PROMPT = "Set up the Python environment for this project"
-
-IssueToken = Callable[..., str]
 
 
 def free_port() -> int:
@@ -51,5 +48,3 @@ class LiveServer:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(10)
-
-

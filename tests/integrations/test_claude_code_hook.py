@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import IssueToken
 from tests.integrations.helpers import (
     SETUP_PROMPT,
     TABLEKIT_CWD,
     UV_CARD,
-    IssueToken,
     LiveServer,
     clean_env,
     free_port,
@@ -95,8 +95,13 @@ def test_a_service_that_never_answers_is_abandoned_at_the_deadline(
 
 @pytest.mark.parametrize(
     "stdin",
-    ["", "not json", "[1, 2]", json.dumps({"session_id": "x", "prompt": ""}),
-     json.dumps({"prompt": "no session id"})],
+    [
+        "",
+        "not json",
+        "[1, 2]",
+        json.dumps({"session_id": "x", "prompt": ""}),
+        json.dumps({"prompt": "no session id"}),
+    ],
 )
 def test_malformed_hook_input_prints_nothing(
     stdin: str, recall_service: LiveServer, issue_token: IssueToken, hook_env: dict[str, str]

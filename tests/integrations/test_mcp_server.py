@@ -15,11 +15,11 @@ from mcp.client.streamable_http import streamable_http_client
 from dose_mem.settings import Settings
 from recall_api.deps import Services
 from recall_api.mcp_server import build_server
+from tests.conftest import IssueToken
 from tests.integrations.helpers import (
     SETUP_PROMPT,
     TABLEKIT_CWD,
     UV_CARD,
-    IssueToken,
     LiveServer,
     clean_env,
     free_port,
@@ -42,7 +42,9 @@ def test_stdio_session_lists_tools_searches_reads_and_recalls(
         async with Client(params) as client:
             tools = await client.list_tools()
             assert {t.name for t in tools.tools} == {
-                "memory_search", "memory_read", "memory_recall"
+                "memory_search",
+                "memory_read",
+                "memory_recall",
             }
             found = await client.call_tool(
                 "memory_search", {"query": "uv Python environment", "k": 5}
@@ -75,7 +77,11 @@ def test_stdio_session_lists_tools_searches_reads_and_recalls(
 def test_stdio_refuses_a_bad_token_at_start_up(demo_settings: Settings) -> None:
     done = subprocess.run(
         [*CLI, "--home", str(demo_settings.home), "mcp", "--token", "dm_nope_nope"],
-        capture_output=True, text=True, env=clean_env(), timeout=60, stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
     assert "token refused" in done.stderr
@@ -108,4 +114,3 @@ def test_streamable_http_checks_the_bearer_token_per_request(
         hits = anyio.run(session)
     assert all(h["project"] in {"life", "global"} for h in hits)
     assert UV_CARD not in [h["id"] for h in hits]
-

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.recall.conftest import Issue
+from tests.conftest import IssueToken
 
 GOOD = {"prompt": "hello", "session_id": "s", "turn": 1}
 
 
 @pytest.fixture(scope="module")
-def auth(issue: Issue) -> dict[str, str]:
-    return {"Authorization": f"Bearer {issue('full')}"}
+def auth(issue_token: IssueToken) -> dict[str, str]:
+    return {"Authorization": f"Bearer {issue_token('full')}"}
 
 
 @pytest.mark.parametrize(
@@ -55,12 +55,12 @@ def test_invalid_json_and_bytes_are_4xx(client: TestClient, auth: dict, raw: byt
 
 
 def test_no_token_bad_token_and_revoked_token_are_401(
-    client: TestClient, issue: Issue, services
+    client: TestClient, issue_token: IssueToken, services
 ) -> None:
     assert client.post("/v1/recall", json=GOOD).status_code == 401
     bad = {"Authorization": "Bearer dm_00000000_nope"}
     assert client.post("/v1/recall", json=GOOD, headers=bad).status_code == 401
-    token = issue("working")
+    token = issue_token("working")
     headers = {"Authorization": f"Bearer {token}"}
     assert client.post("/v1/recall", json=GOOD, headers=headers).status_code == 200
     assert services.tokens.revoke(token.split("_")[1])
@@ -74,8 +74,8 @@ def test_unknown_memory_id_is_404_and_bad_id_is_422(client: TestClient, auth: di
     assert client.get("/v1/memories/..%2Fregistry.yaml", headers=auth).status_code in (404, 422)
 
 
-def test_search_and_projects_answer(client: TestClient, issue: Issue) -> None:
-    headers = {"Authorization": f"Bearer {issue('full', ['tabsense'])}"}
+def test_search_and_projects_answer(client: TestClient, issue_token: IssueToken) -> None:
+    headers = {"Authorization": f"Bearer {issue_token('full', ['tabsense'])}"}
     projects = client.get("/v1/projects", headers=headers).json()
     assert [p["id"] for p in projects] == ["tabsense"]
     hits = client.post("/v1/search", json={"query": "数据放在哪里"}, headers=headers).json()

@@ -7,16 +7,16 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from dose_mem.settings import Settings
-from tests.recall.conftest import Issue
+from tests.conftest import IssueToken
 
 TRANSCRIPTS = Path(__file__).parents[1] / "data" / "transcripts"
 
 
 def test_push_is_stored_once_under_the_tokens_agent(
-    client: TestClient, issue: Issue, demo: Settings
+    client: TestClient, issue_token: IssueToken, demo_settings: Settings
 ) -> None:
     source = next((TRANSCRIPTS / "hermes").rglob("*.json*"))
-    headers = {"Authorization": f"Bearer {issue('full', agent='hermes')}"}
+    headers = {"Authorization": f"Bearer {issue_token('full', agent='hermes')}"}
     body = {"transcript": source.read_text(encoding="utf-8")}
     first = client.post("/v1/sessions", json=body, headers=headers)
     assert first.status_code == 202, first.text
@@ -25,11 +25,13 @@ def test_push_is_stored_once_under_the_tokens_agent(
     assert first.json()["new"] is True and again.json()["new"] is False
     stored = Path(first.json()["path"])
     assert stored.read_bytes() == source.read_bytes()
-    assert demo.inbox_path in stored.parents
+    assert demo_settings.inbox_path in stored.parents
 
 
-def test_unknown_format_and_empty_transcript_are_422(client: TestClient, issue: Issue) -> None:
-    headers = {"Authorization": f"Bearer {issue('full')}"}
+def test_unknown_format_and_empty_transcript_are_422(
+    client: TestClient, issue_token: IssueToken
+) -> None:
+    headers = {"Authorization": f"Bearer {issue_token('full')}"}
     bad = client.post(
         "/v1/sessions", json={"transcript": "x", "format": "word-doc"}, headers=headers
     )

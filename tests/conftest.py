@@ -1,0 +1,42 @@
+"""Fixtures shared across test areas: the demo memory with a real index, tokens for it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+
+import pytest
+
+from dose_mem.settings import Settings
+from memory_repo.demo import build_demo
+from memory_repo.index.build import rebuild
+from memory_repo.index.embedders import make_embedder
+from recall_api.app import build_services, tokens_path
+from recall_api.deps import Services
+from recall_api.tokens import TokenStore
+
+IssueToken = Callable[..., str]
+
+
+@pytest.fixture(scope="session")
+def demo_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """The demo memory built for today (its lifecycle is the same on any day) and indexed."""
+    settings = Settings(home=tmp_path_factory.mktemp("dose-home"))
+    build_demo(settings.memory_path, dt.date.today())
+    rebuild(settings.memory_path, settings.index_path, make_embedder(settings))
+    return settings
+
+
+@pytest.fixture(scope="session")
+def issue_token(demo_settings: Settings) -> IssueToken:
+    store = TokenStore(tokens_path(demo_settings))
+
+    def issue(profile: str, projects: list[str] | None = None, agent: str = "test") -> str:
+        return store.issue(agent, profile, projects)[0]
+
+    return issue
+
+
+@pytest.fixture(scope="session")
+def services(demo_settings: Settings) -> Services:
+    return build_services(demo_settings)
