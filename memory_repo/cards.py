@@ -23,8 +23,16 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+# A card is one fact; a file this large is a mistake (a pasted log, a data dump), and
+# parsing, segmenting and embedding it would stall every reindex.
+MAX_FILE_BYTES = 1 << 20
+
+
 def read_text(path: Path, rel: str) -> str:
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise MalformedCard(rel, f"too large ({size:,} bytes; the limit is {MAX_FILE_BYTES:,})")
         raw = path.read_bytes()
     except OSError as exc:
         raise MalformedCard(rel, f"unreadable: {exc.strerror or exc}") from exc

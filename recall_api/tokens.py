@@ -41,7 +41,10 @@ class TokenFile(BaseModel):
 
 
 def _digest(secret: str) -> str:
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_UNKNOWN = _digest("no token has this id")
 
 
 class TokenStore:
@@ -49,12 +52,16 @@ class TokenStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._mtime: float | None = None
+        self._mtime: tuple[int, int] | None = None
         self._data = TokenFile()
         self._lock = threading.Lock()
 
     def _load(self) -> TokenFile:
-        mtime = self.path.stat().st_mtime_ns if self.path.exists() else None
+        try:
+            st = self.path.stat()
+            mtime: tuple[int, int] | None = (st.st_mtime_ns, st.st_ino)  # a rename is a new inode
+        except FileNotFoundError:
+            mtime = None
         if mtime != self._mtime:
             data = (
                 TokenFile.model_validate_json(self.path.read_text(encoding="utf-8"))
@@ -117,8 +124,11 @@ class TokenStore:
             records = [r for r in self._load().tokens if r.id == token_id]
         given = _digest(secret)
         match = None
-        for record in records:
-            if hmac.compare_digest(record.sha256, given) and not record.revoked:
+        # An unknown id still costs one comparison, so timing tells a wrong id from a wrong
+        # secret no better than it tells either from a right one.
+        for record in records or [None]:
+            expected = record.sha256 if record is not None else _UNKNOWN
+            if hmac.compare_digest(expected, given) and record is not None and not record.revoked:
                 match = record
         if match is None:
             raise TokenError("unknown or revoked token")
