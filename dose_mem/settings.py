@@ -43,6 +43,8 @@ class Settings(BaseSettings):
     )
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 3
+    # Prefect task retries around a whole model step, after the client's own retries.
+    llm_retry_delays_s: list[float] = Field(default_factory=lambda: [2.0, 8.0, 30.0])
 
     capture_claude_dir: Path = Field(default_factory=lambda: Path.home() / ".claude" / "projects")
     capture_codex_dir: Path = Field(default_factory=lambda: Path.home() / ".codex" / "sessions")

@@ -2,7 +2,11 @@
 
 capture -> digest -> distill -> verify -> pre-screen -> neighbours -> judge -> append ->
 reindex. Every step is a plain function (flows/*.py) wrapped here as a Prefect task; the
-steps that call out to a model retry with backoff.
+steps that call out to a model retry with backoff (``llm_retry_delays_s``).
+
+A model that keeps hanging, failing or answering garbage after those retries fails only
+the sessions it was asked about: they are listed in the run summary, left out of the
+ledger, and so read again by the next run. Nothing of theirs is written.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import datetime as dt
 import uuid
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
@@ -34,13 +39,12 @@ from memory_repo.index.query import Index, IndexMissing
 from memory_repo.models import Registry
 from memory_repo.store import load_memory
 
-LLM_RETRY_DELAYS = [2, 8, 30]
-
 
 class RunSummary(BaseModel):
     run_id: str
     recovered: list[str] = Field(default_factory=list)
     sessions_read: int = 0
+    sessions_failed: list[str] = Field(default_factory=list)
     facts_distilled: int = 0
     quotes_rejected: int = 0
     prescreen_rejected: int = 0
@@ -61,7 +65,7 @@ def digest(item: Pending, registry: Registry) -> Digest:
     return digest_step.digest(item, registry)
 
 
-@task(cache_policy=NO_CACHE, retries=len(LLM_RETRY_DELAYS), retry_delay_seconds=LLM_RETRY_DELAYS)
+@task(cache_policy=NO_CACHE)
 def distill(d: Digest, settings: Settings, registry: Registry) -> list[Fact]:
     return distill_step.distill(d, settings, registry)
 
@@ -94,7 +98,7 @@ def find_neighbours(candidates: list[Candidate], settings: Settings,
     return [neighbours.neighbours(c, index, items) for c in candidates]
 
 
-@task(cache_policy=NO_CACHE, retries=len(LLM_RETRY_DELAYS), retry_delay_seconds=LLM_RETRY_DELAYS)
+@task(cache_policy=NO_CACHE)
 def judge_all(candidates: list[Candidate], near: list[list[Neighbour]],
               settings: Settings) -> list[Decision]:
     return judge.judge(candidates, near, settings)
@@ -125,6 +129,11 @@ def fold_duplicates(candidates: list[Candidate]) -> list[Candidate]:
     return kept
 
 
+def _with_retries(step: Any, settings: Settings) -> Any:
+    delays = settings.llm_retry_delays_s
+    return step.with_options(retries=len(delays), retry_delay_seconds=delays or 0)
+
+
 def _run_id() -> str:
     short = (flow_run.get_id() or uuid.uuid4().hex)[:8]
     return f"{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%SZ}-{short}"
@@ -146,10 +155,18 @@ def ingest(home: str | None = None) -> RunSummary:
         registry = load_memory(root).registry
         items = capture(settings, dt.datetime.now(dt.UTC))
         summary.sessions_read = len(items)
+        distil_with_retries = _with_retries(distill, settings)
+        failed: set[str] = set()
         candidates: list[Candidate] = []
         for item in items:
             d = digest(item, registry)
-            facts = distill(d, settings, registry)
+            try:
+                facts = distil_with_retries(d, settings, registry)
+            except Exception as exc:  # any model failure fails this session only
+                log.warning("distil of %s failed after retries (%s); it is read again next run",
+                            item.transcript.key, exc)
+                failed.add(item.transcript.key)
+                continue
             kept, dropped = verify_quotes(facts, d)
             summary.facts_distilled += len(facts)
             summary.quotes_rejected += len(dropped)
@@ -158,9 +175,16 @@ def ingest(home: str | None = None) -> RunSummary:
         summary.prescreen_rejected = len(rejected)
         kept = fold_duplicates(kept)
         near = find_neighbours(kept, settings, embedder)
-        decisions = judge_all(kept, near, settings)
+        try:
+            decisions = _with_retries(judge_all, settings)(kept, near, settings)
+        except Exception as exc:  # the judged sessions fail, the rest go on
+            log.warning("judge failed after retries (%s); its sessions are read again", exc)
+            failed |= {f"{c.agent}:{c.session}" for c in kept}
+            kept, decisions = [], []
         decided = list(zip(kept, decisions, strict=True))
-        decided += [(c, Decision(action="reject", reason=r)) for c, r in rejected]
+        decided += [(c, Decision(action="reject", reason=r)) for c, r in rejected
+                    if f"{c.agent}:{c.session}" not in failed]
+        summary.sessions_failed = sorted(failed)
         summary.decisions = dict(Counter(d.action for _, d in decided))
         memory = load_memory(root)
         paths = {i: item.path for i, item in memory.items.items()}
@@ -171,7 +195,8 @@ def ingest(home: str | None = None) -> RunSummary:
                 "sessions": len(items), **{k: summary.decisions.get(k, 0) for k in
                                            ("promote", "merge", "supersede", "reject")}}),
         )
-        ledger.record(journal.ledger, items, summary.run_id)
+        ledger.record(journal.ledger, [i for i in items if i.transcript.key not in failed],
+                      summary.run_id)
         journal = append_cards(settings, journal)
         summary.commit = journal.commit
         summary.cards_written = sum(1 for w in writes if w.before is None
@@ -193,6 +218,7 @@ def _artifacts(summary: RunSummary, decided: list[tuple[Candidate, Decision]]) -
             f"# Ingest run `{summary.run_id}`", "",
             "| | |", "|---|---|",
             f"| sessions read | {summary.sessions_read} |",
+            f"| sessions failed (retried next run) | {len(summary.sessions_failed)} |",
             f"| facts distilled | {summary.facts_distilled} |",
             f"| quotes rejected | {summary.quotes_rejected} |",
             f"| pre-screen rejected | {summary.prescreen_rejected} |",

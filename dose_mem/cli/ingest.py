@@ -28,8 +28,10 @@ def ingest() -> None:
         typer.echo(f"ingest failed: {exc}", err=True)
         raise typer.Exit(1) from exc
     decisions = ", ".join(f"{k} {v}" for k, v in sorted(summary.decisions.items())) or "none"
+    failed = len(summary.sessions_failed)
     typer.echo(
-        f"run {summary.run_id}: {summary.sessions_read} sessions, "
+        f"run {summary.run_id}: {summary.sessions_read} sessions"
+        f"{f' ({failed} failed, read again next run)' if failed else ''}, "
         f"{summary.facts_distilled} facts, {summary.quotes_rejected} quotes rejected, "
         f"decisions: {decisions}; {summary.cards_written} cards written, "
         f"commit {summary.commit or 'none'}"

@@ -1,5 +1,6 @@
-"""The demo memory with a real index, the app over it, and tokens: shared by the hardening
-tests that talk to the service."""
+"""Fixtures of the hardening tests. The demo memory here is per module (not the shared
+session one in tests/conftest.py) because these tests add cards and revoke tokens; the
+Prefect test server is per worker, for the ingest tests."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from prefect.settings import get_current_settings
+from prefect.testing.utilities import prefect_test_harness
 
 from dose_mem.settings import Settings
 from memory_repo.demo import build_demo
@@ -41,3 +44,10 @@ def client(demo: Settings, services: Services) -> Iterator[TestClient]:
     """Server exceptions become 500 responses, as a real server would send them."""
     with TestClient(create_app(demo, services), raise_server_exceptions=False) as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def prefect_api() -> Iterator[str]:
+    """A Prefect test server; its URL lets subprocesses (``dose-mem ingest``) report to it."""
+    with prefect_test_harness(server_startup_timeout=120):
+        yield str(get_current_settings().api.url)
