@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/llm_server.py
-from llm_server import LLMServer, Reply, llm_server, tool_answer, tool_name  # noqa: E402
+from llm_server import LLMServer, Reply, llm_server, tool_answer, tool_name
 
-from flows.ingest import ingest  # noqa: E402
-from memory_repo.store import load_memory  # noqa: E402
+from flows.ingest import ingest
+from memory_repo.store import load_memory
 
 DATA = Path(__file__).parents[1] / "data" / "transcripts"
 QUOTE = "Always write commit messages in English, even when we talk in Chinese."
