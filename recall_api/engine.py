@@ -88,7 +88,7 @@ class RecallEngine:
     def warm_up(self) -> None:
         """Load the embedding model and the table's files now, not on an agent's first prompt."""
         self.index.embedder.embed_query("warm up")
-        self.index.search("warm up", prefilter_warm(), k=1)
+        self.index.search("warm up 预热", prefilter_warm(), k=1)  # CJK loads jieba's dictionary
 
     def profile(self, identity: Identity, override: Profile | None = None) -> Profile:
         if override is not None:
