@@ -33,11 +33,14 @@ lint: env
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
 
-bench: env
+bench: env  # BENCH_SIZES=1k,10k for a quick run (default 1k,10k,100k)
 	$(RUN) python -m evaluation.bench
 
 eval: env
 	$(RUN) dose-mem eval run evaluation/envs/demo --judge gold --out reports/demo
+
+soak: env
+	DOSE_MEM_SOAK_KILLS=20 DOSE_MEM_FUZZ_EXAMPLES=1000 $(RUN) pytest -p no:cacheprovider tests/hardening
 
 clean:
 	rm -rf .venv .tools .pytest_cache
