@@ -18,13 +18,17 @@ from recall_api.tokens import TokenStore
 IssueToken = Callable[..., str]
 
 
-@pytest.fixture(scope="session")
-def demo_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+def make_demo_home(tmp_path_factory: pytest.TempPathFactory, name: str) -> Settings:
     """The demo memory built for today (its lifecycle is the same on any day) and indexed."""
-    settings = Settings(home=tmp_path_factory.mktemp("dose-home"))
+    settings = Settings(home=tmp_path_factory.mktemp(name))
     build_demo(settings.memory_path, dt.date.today())
     rebuild(settings.memory_path, settings.index_path, make_embedder(settings))
     return settings
+
+
+@pytest.fixture(scope="session")
+def demo_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return make_demo_home(tmp_path_factory, "dose-home")
 
 
 @pytest.fixture(scope="session")

@@ -1,37 +1,13 @@
-"""The list of sub-command modules; add one line per new command file."""
+"""The sub-command modules, one file each; add a name here for a new command file."""
 
 from __future__ import annotations
 
+from importlib import import_module
 from types import ModuleType
 
-from dose_mem.cli import (
-    bench,
-    check,
-    eval,
-    hook,
-    ingest,
-    init,
-    mcp,
-    reindex,
-    rollback,
-    search,
-    serve,
-    sessions,
-    token,
+NAMES = (
+    "bench", "check", "eval", "hook", "ingest", "init", "mcp", "reindex", "rollback",
+    "search", "serve", "sessions", "token",
 )
 
-MODULES: list[ModuleType] = [
-    bench,
-    check,
-    eval,
-    hook,
-    ingest,
-    init,
-    mcp,
-    reindex,
-    rollback,
-    search,
-    serve,
-    sessions,
-    token,
-]
+MODULES: list[ModuleType] = [import_module(f"dose_mem.cli.{name}") for name in NAMES]

@@ -4,7 +4,6 @@ Prefect test server is per worker, for the ingest tests."""
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterator
 
 import pytest
@@ -13,20 +12,16 @@ from prefect.settings import get_current_settings
 from prefect.testing.utilities import prefect_test_harness
 
 from dose_mem.settings import Settings
-from memory_repo.demo import build_demo
-from memory_repo.index.build import rebuild
-from memory_repo.index.embedders import make_embedder
 from recall_api.app import build_services, create_app, tokens_path
 from recall_api.deps import Services
 from recall_api.tokens import TokenStore
+from tests.conftest import make_demo_home
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    settings = Settings(home=tmp_path_factory.mktemp("hardening-home"))
-    build_demo(settings.memory_path, dt.date.today())
-    rebuild(settings.memory_path, settings.index_path, make_embedder(settings))
-    return settings
+    """A demo home of this module's own: hardening tests reindex and revoke under load."""
+    return make_demo_home(tmp_path_factory, "hardening-home")
 
 
 @pytest.fixture(scope="module")
