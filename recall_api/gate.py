@@ -11,6 +11,8 @@ card is injected only when its headline is visibly about what was asked.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from memory_repo.index.hits import Hit
 from memory_repo.index.tokenize import content_words
 from memory_repo.models import GLOBAL
@@ -19,10 +21,13 @@ from profiles.model import Profile
 COSINE_WEIGHT = 0.5
 
 
-def stems(text: str) -> set[str]:
+@lru_cache(maxsize=32768)
+def stems(text: str) -> frozenset[str]:
     """Content words folded to a crude stem, so 'environments' supports 'environment'.
 
     Single characters are dropped: in Chinese they are mostly particles jieba left over.
+    Cached: the same item texts come back request after request, and segmenting them
+    again was most of the gate's cost on the hot path.
     """
     out = set()
     for word in content_words(text, parts=False):
@@ -31,10 +36,10 @@ def stems(text: str) -> set[str]:
         if word.isascii() and len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         out.add(word)
-    return out
+    return frozenset(out)
 
 
-def lexical_support(prompt_stems: set[str], hit: Hit) -> float:
+def lexical_support(prompt_stems: frozenset[str], hit: Hit) -> float:
     if not prompt_stems:
         return 0.0
     item = stems(f"{hit.l0} {hit.heading} {hit.text}")
@@ -48,7 +53,7 @@ def latin_share(text: str) -> float:
     return latin / (latin + cjk) if latin + cjk else 1.0
 
 
-def score(prompt_stems: set[str], hit: Hit, trust: float = 1.0) -> float:
+def score(prompt_stems: frozenset[str], hit: Hit, trust: float = 1.0) -> float:
     """A number in [0, 1] comparable across queries, unlike an RRF score.
 
     ``trust`` is how far the embedder's cosine means anything for this prompt (its Latin
@@ -60,7 +65,7 @@ def score(prompt_stems: set[str], hit: Hit, trust: float = 1.0) -> float:
     return weight * (COSINE_WEIGHT * cos + (1 - COSINE_WEIGHT) * lex) + (1 - weight) * lex
 
 
-def l0_overlap(prompt_stems: set[str], hit: Hit) -> int:
+def l0_overlap(prompt_stems: frozenset[str], hit: Hit) -> int:
     return len(prompt_stems & stems(hit.l0))
 
 
@@ -74,7 +79,7 @@ def bar(profile: Profile, hit: Hit, *, cued: bool, project: str | None) -> float
 
 
 def passes(
-    prompt_stems: set[str],
+    prompt_stems: frozenset[str],
     hit: Hit,
     profile: Profile,
     trust: float = 1.0,
