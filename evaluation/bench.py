@@ -6,7 +6,9 @@ plus one line. Results print as rich tables and land in ``bench-results/<section
 the last table checks the targets of issue #6.
 
 ``BENCH_SIZES=1k,10k`` picks sizes (default ``1k,10k,100k``); ``BENCH_SECONDS`` sets the
-throughput run (default 60); ``BENCH_MEM0=0`` skips mem0, ``BENCH_MEM0_MAX`` caps the
+throughput run (default 60); ``BENCH_WORKDIR=DIR`` keeps the synthetic homes there and
+reuses them on the next run (the build is reported from the run that built it; at 100k
+cards it takes ~20 min of embedding here); ``BENCH_MEM0=0`` skips mem0, ``BENCH_MEM0_MAX`` caps the
 sizes it runs at (default 1k: mem0 adds memories one call at a time, ~90 s per 1k here).
 """
 
@@ -77,12 +79,20 @@ class Bench:
         """A dose-mem home with ``cards`` synthetic cards in a git repo and a built index."""
         if cards not in self.homes:
             settings = get_settings(home=self.workdir / f"home-{label(cards)}")
-            started = time.perf_counter()
-            write_synthetic_memory(settings.memory_path, cards)
-            _git_commit_all(settings.memory_path, "synthetic memory")
-            writing = time.perf_counter() - started
-            report = rebuild(settings.memory_path, settings.index_path, self.embedder)
-            self.builds[cards] = (writing, report)
+            record = settings.home / "bench-build.json"
+            if record.exists():
+                saved = json.loads(record.read_text(encoding="utf-8"))
+                self.builds[cards] = (saved["writing_s"], BuildReport(**saved["report"]))
+            else:
+                started = time.perf_counter()
+                write_synthetic_memory(settings.memory_path, cards)
+                _git_commit_all(settings.memory_path, "synthetic memory")
+                writing = time.perf_counter() - started
+                report = rebuild(settings.memory_path, settings.index_path, self.embedder)
+                self.builds[cards] = (writing, report)
+                record.write_text(json.dumps(
+                    {"writing_s": writing, "report": report.model_dump(mode="json")}
+                ), encoding="utf-8")
             self.homes[cards] = settings
         return self.homes[cards]
 
@@ -144,9 +154,11 @@ def refresh_time(bench: Bench) -> dict[str, Any]:
     return out
 
 
-def _engine(settings: Settings, embedder: Embedder) -> RecallEngine:
+def _engine(settings: Settings) -> RecallEngine:
+    """Configured as ``dose-mem serve`` configures its engine (query-side embedder)."""
     engine = RecallEngine(settings.memory_path, settings.index_path,
-                          load_profiles(settings.profiles_path), embedder)
+                          load_profiles(settings.profiles_path),
+                          make_embedder(settings, for_queries=True))
     engine.warm_up()
     engine.recall(Identity(agent="bench", profile="full", projects=None),
                   RecallRequest(prompt="预热 warm up", session_id="warm", turn=1))
@@ -166,7 +178,7 @@ def recall_in_process(bench: Bench) -> dict[str, Any]:
     """
     out: dict[str, Any] = {}
     for cards in bench.sizes:
-        engine = _engine(bench.home(cards), bench.embedder)
+        engine = _engine(bench.home(cards))
         for seed, profile in enumerate(PROFILES, 10 + cards):
             who = Identity(agent="bench", profile=profile, projects=None)
             prompts = synthetic_queries(LATENCY_QUERIES, seed=seed)
@@ -294,8 +306,11 @@ def main() -> None:
     load = os.getloadavg()
     console.print(f"embedder: {embedder.name} ({embedder.dim}d); cpus {os.cpu_count()}; "
                   f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    with tempfile.TemporaryDirectory(prefix="dose-bench-") as tmp:
-        bench = Bench(embedder=embedder, workdir=Path(tmp), sizes=_sizes(),
+    with ExitStack() as scratch:
+        kept = os.environ.get("BENCH_WORKDIR")
+        workdir = Path(kept) if kept else Path(scratch.enter_context(
+            tempfile.TemporaryDirectory(prefix="dose-bench-")))
+        bench = Bench(embedder=embedder, workdir=workdir, sizes=_sizes(),
                       seconds=float(os.environ.get("BENCH_SECONDS", "60")))
         with bench.stack:
             for name, result in run(bench):

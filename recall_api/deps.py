@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from dose_mem.settings import Settings
 from recall_api.engine import RecallEngine
@@ -24,13 +25,16 @@ class Services:
 _bearer = HTTPBearer(auto_error=False)
 
 
-def services(request: Request) -> Services:
+async def services(request: Request) -> Services:
+    """Async, like ``identity``: a sync dependency costs a thread hop per request. The rare
+    index reload does run on a worker thread, so the event loop never waits on it."""
     svc: Services = request.app.state.services
-    svc.engine.refresh()
+    if svc.engine.index.changed():
+        await run_in_threadpool(svc.engine.refresh)
     return svc
 
 
-def identity(
+async def identity(
     svc: Annotated[Services, Depends(services)],
     creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Identity:

@@ -11,6 +11,7 @@ card is injected only when its headline is visibly about what was asked.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from memory_repo.index.hits import Hit
@@ -19,6 +20,8 @@ from memory_repo.models import GLOBAL
 from profiles.model import Profile
 
 COSINE_WEIGHT = 0.5
+_LATIN = re.compile(r"[A-Za-z]")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 @lru_cache(maxsize=32768)
@@ -46,10 +49,14 @@ def lexical_support(prompt_stems: frozenset[str], hit: Hit) -> float:
     return len(prompt_stems & item) / len(prompt_stems)
 
 
+@lru_cache(maxsize=32768)
 def latin_share(text: str) -> float:
-    """Share of Latin letters among Latin letters and CJK characters (1.0 for neither)."""
-    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
+    """Share of Latin letters among Latin letters and CJK characters (1.0 for neither).
+
+    Cached like ``stems``: each hit's text is measured on every request that returns it.
+    """
+    latin = len(_LATIN.findall(text))
+    cjk = len(_CJK.findall(text))
     return latin / (latin + cjk) if latin + cjk else 1.0
 
 

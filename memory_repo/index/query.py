@@ -1,34 +1,32 @@
 """Hybrid query over the index: dense and BM25 legs, both prefiltered, fused by RRF.
 
-``Index`` holds the open table, the embedder (with its query cache) and a stamp of the
-meta file, so a long-running service can pick up a finished reindex by swapping one
-reference; requests already running keep the table object they started with.
+``Index`` holds the embedder (with its query cache) and a ``Snapshot`` of the table
+version named by the meta file; a long-running service picks up a finished reindex by
+loading the new version and swapping one reference, while requests already running keep
+the snapshot they started with.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import lancedb
-from lancedb.query import MatchQuery
 from pydantic import BaseModel
 
 from memory_repo.errors import DoseMemError, EmbedderMismatch
 from memory_repo.index.embedders import CachedEmbedder, Embedder
 from memory_repo.index.hits import Hit
 from memory_repo.index.meta import IndexMeta, meta_stamp, read_meta
-from memory_repo.index.rows import sql_str
 from memory_repo.index.scope import Prefilter
+from memory_repo.index.snapshot import DISPLAY, BM25Params, Snapshot, release_memory
 from memory_repo.index.terms import bm25_terms
 from memory_repo.models import CardType
 
 Mode = Literal["hybrid", "dense", "bm25"]
-# The dense leg runs here while the calling thread runs BM25: LanceDB releases the GIL, so
-# on a quiet machine a hybrid query costs the slower leg, not the sum of both.
-_LEGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dose-mem-dense")
-_COLUMNS = ["item_id", "chunk_no", "project", "type", "path", "l0", "l1", "heading", "text"]
+_COLUMNS = [*DISPLAY, "key", "superseded", "archived", "expires", "tokens", "vector"]
+Ranked = list[tuple[int, float]]
 
 
 class Fusion(BaseModel):
@@ -55,98 +53,89 @@ class IndexMissing(DoseMemError):
 
 class Index:
     def __init__(
-        self, index_dir: Path, embedder: CachedEmbedder, fusion: Fusion | None = None
+        self, index_dir: Path, embedder: CachedEmbedder, fusion: Fusion | None = None,
+        bm25: BM25Params | None = None,
     ) -> None:
         self.index_dir = Path(index_dir)
         self.embedder = embedder
         self.fusion = fusion or Fusion()
+        self.bm25_params = bm25 or BM25Params()
         self._stamp: tuple[int, int] | None = None
-        self._table: Any = None
-        self._load()
+        self._loading = threading.Lock()
+        self.snapshot = self._load()
 
     @classmethod
     def open(
-        cls, index_dir: Path, embedder: Embedder, fusion: Fusion | None = None
+        cls, index_dir: Path, embedder: Embedder, fusion: Fusion | None = None,
+        bm25: BM25Params | None = None,
     ) -> Index:
         """Raises ``IndexMissing`` when nothing was built, ``EmbedderMismatch`` when another
         embedder built it (its vectors are not comparable with this one's queries)."""
         cached = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
-        return cls(index_dir, cached, fusion)
+        return cls(index_dir, cached, fusion, bm25)
 
-    def _load(self) -> None:
+    def _load(self) -> Snapshot:
         stamp = meta_stamp(self.index_dir)
         meta = read_meta(self.index_dir)
         if meta is None:
             raise IndexMissing(f"no index at {self.index_dir}; run `dose-mem reindex`")
         _check_embedder(meta, self.embedder)
         table = lancedb.connect(self.index_dir).open_table(meta.table)
-        self._table, self._stamp = table, stamp
+        rows = table.search().select(_COLUMNS).limit(None).to_arrow()
+        snapshot = Snapshot(rows, meta.dim, self.bm25_params)
+        del rows
+        release_memory()
+        self._stamp = stamp
+        return snapshot
+
+    def changed(self) -> bool:
+        """Whether the meta file moved since the loaded snapshot (one stat)."""
+        stamp = meta_stamp(self.index_dir)
+        return stamp is not None and stamp != self._stamp
 
     def reload_if_changed(self) -> bool:
         """Swap to the newest table version if a reindex finished since the last look.
 
-        A vanished meta (index being deleted by hand) keeps the table already open.
+        One thread loads; requests arriving meanwhile keep answering from the snapshot
+        they have instead of queueing behind the load. A vanished meta (index being
+        deleted by hand) keeps the snapshot already loaded.
         """
-        stamp = meta_stamp(self.index_dir)
-        if stamp is None or stamp == self._stamp:
+        if not self.changed() or not self._loading.acquire(blocking=False):
             return False
-        self._load()
-        return True
+        try:
+            if meta_stamp(self.index_dir) == self._stamp:
+                return False
+            self.snapshot = self._load()
+            return True
+        finally:
+            self._loading.release()
 
     def search(
         self, query: str, prefilter: Prefilter, k: int = 10, mode: Mode = "hybrid"
     ) -> list[Hit]:
         if prefilter.is_empty() or k <= 0:
             return []
-        table, where = self._table, prefilter.where()
+        snapshot = self.snapshot
+        mask, slices = snapshot.mask(prefilter)
         depth = self.fusion.candidates(k)
-        if mode == "dense":
-            return self._fuse(self._dense(table, query, where, depth), [], k)
-        if mode == "bm25":
-            return self._fuse([], self._bm25(table, query, where, depth), k)
-        dense = _LEGS.submit(self._dense, table, query, where, depth)
-        lexical = self._bm25(table, query, where, depth)
-        return self._fuse(dense.result(), lexical, k)
+        dense: Ranked = []
+        lexical: Ranked = []
+        if mode != "bm25":
+            vector = self.embedder.embed_query(query)
+            dense = snapshot.dense(vector, mask, slices, depth)
+        if mode != "dense":
+            lexical = snapshot.bm25(bm25_terms(query).split(), mask, depth)
+        return self._fuse(snapshot, dense, lexical, k)
 
     def item_path(self, item_id: str) -> str | None:
-        rows = (
-            self._table.search().where(f"item_id = {sql_str(item_id)}")
-            .select(["path"]).limit(1).to_list()
-        )
-        return rows[0]["path"] if rows else None
+        return self.snapshot.item_path(item_id)
 
-    def _dense(self, table: Any, query: str, where: str, depth: int) -> list[dict[str, Any]]:
-        vector = self.embedder.embed_query(query)
-        return (
-            table.search(vector, vector_column_name="vector").distance_type("cosine")
-            .where(where, prefilter=True).select([*_COLUMNS, "_distance"]).limit(depth)
-            .to_list()
-        )
-
-    def _bm25(self, table: Any, query: str, where: str, depth: int) -> list[dict[str, Any]]:
-        terms = bm25_terms(query)
-        if not terms:
-            return []
-        return (
-            table.search(MatchQuery(terms, "tokens"), query_type="fts")
-            .where(where, prefilter=True).select([*_COLUMNS, "_score"]).limit(depth)
-            .to_list()
-        )
-
-    def _fuse(
-        self, dense: list[dict[str, Any]], lexical: list[dict[str, Any]], k: int
-    ) -> list[Hit]:
+    def _fuse(self, snapshot: Snapshot, dense: Ranked, lexical: Ranked, k: int) -> list[Hit]:
         """Rank items (best chunk per item) in each leg, then sum weighted 1/(rrf_k + rank)."""
         f = self.fusion
-        best: dict[str, dict[str, Any]] = {}
-        cosine: dict[str, float] = {}
-        bm25: dict[str, float] = {}
-        dense_rank = _item_ranks(dense, best)
-        for row in dense:
-            cosine.setdefault(row["item_id"], 1.0 - float(row["_distance"]))
-        bm25_rank = _item_ranks(lexical, best)
-        for row in lexical:
-            bm25.setdefault(row["item_id"], float(row["_score"]))
+        best: dict[str, int] = {}
+        dense_rank, cosine = _item_ranks(snapshot, dense, best)
+        bm25_rank, bm25 = _item_ranks(snapshot, lexical, best)
         scores = {
             item_id: f.dense_weight / (f.rrf_k + dense_rank[item_id])
             if item_id in dense_rank else 0.0
@@ -157,7 +146,7 @@ class Index:
         ordered = sorted(scores, key=lambda i: (-scores[i], i))[:k]
         hits = []
         for n, item_id in enumerate(ordered, 1):
-            row = best[item_id]
+            row = snapshot.row(best[item_id])
             hits.append(Hit(
                 item_id=item_id, project=row["project"], type=CardType(row["type"]),
                 path=row["path"], l0=row["l0"], l1=row["l1"], rank=n, rrf=scores[item_id],
@@ -168,16 +157,20 @@ class Index:
         return hits
 
 
-def _item_ranks(rows: list[dict[str, Any]], best: dict[str, dict[str, Any]]) -> dict[str, int]:
-    """1-based rank of each item by its best chunk; the first leg to see an item keeps its
-    best chunk as the one shown."""
+def _item_ranks(
+    snapshot: Snapshot, ranked: Ranked, best: dict[str, int]
+) -> tuple[dict[str, int], dict[str, float]]:
+    """1-based rank and score of each item by its best chunk; the first leg to see an item
+    keeps its best chunk as the one shown."""
     ranks: dict[str, int] = {}
-    for row in rows:
-        item_id = row["item_id"]
+    scores: dict[str, float] = {}
+    for row, score in ranked:
+        item_id = snapshot.item_ids[row]
         if item_id not in ranks:
             ranks[item_id] = len(ranks) + 1
+            scores[item_id] = score
             best.setdefault(item_id, row)
-    return ranks
+    return ranks, scores
 
 
 def _check_embedder(meta: IndexMeta, embedder: Embedder) -> None:
