@@ -1,8 +1,10 @@
-"""Measure the two BM25 candidates the index could use, on the same pre-tokenised text.
+"""Measure the BM25 candidates the index could use, on the same pre-tokenised text.
 
-LanceDB's own full-text index (whitespace tokenizer over the ``tokens`` column) versus a
-separate tantivy index. Compared on LoCoMo BM25 recall, query latency with the scope
-prefilter applied inside the query at 10k chunks, and the cost of an incremental update.
+LanceDB's own full-text index (whitespace tokenizer over the ``tokens`` column), a
+separate tantivy index, and the postings the service's in-RAM snapshot builds from the
+table (``memory_repo/index/snapshot.py``). Compared on LoCoMo BM25 recall, query latency
+with the scope prefilter applied inside the query, and the cost of taking in 20 new cards
+(for the snapshot: loading the whole table version again, which is what the service does).
 The numbers and the choice are in docs/index.md; run ``python -m evaluation.bm25_backends``.
 """
 
@@ -18,18 +20,20 @@ from typing import Any
 import lancedb
 import pyarrow as pa
 import tantivy
+from lancedb.index import FTS
 from lancedb.query import MatchQuery
 
 from evaluation.locomo import KS, card_id, load_conversation, write_memory
 from evaluation.synthetic import synthetic_queries, write_synthetic_memory
-from memory_repo.index.build import _create_fts
 from memory_repo.index.rows import item_rows
 from memory_repo.index.scope import Prefilter, ScopeClause
+from memory_repo.index.snapshot import BM25Params, Snapshot
 from memory_repo.index.terms import bm25_terms
 from memory_repo.lifecycle import superseded_ids
 from memory_repo.store import load_memory
 
-_FIELDS = ["key", "item_id", "project", "superseded", "archived", "expires", "tokens"]
+_FIELDS = ["key", "item_id", "project", "type", "path", "l0", "l1", "heading", "text",
+           "superseded", "archived", "expires", "tokens"]
 _NEVER = dt.date(2262, 1, 1)
 
 
@@ -44,7 +48,12 @@ def _rows(root: Path) -> list[dict[str, Any]]:
 class LanceBM25:
     def __init__(self, folder: Path, rows: list[dict[str, Any]]) -> None:
         self.table = lancedb.connect(folder).create_table("t", data=pa.Table.from_pylist(rows))
-        _create_fts(self.table)
+        # Our tokeniser already segmented ``tokens``: LanceDB must only split on spaces.
+        self.table.create_index("tokens", config=FTS(
+            base_tokenizer="whitespace", lower_case=False, stem=False,
+            remove_stop_words=False, ascii_folding=False, max_token_length=None,
+            with_position=False,
+        ))
 
     def search(self, query: str, where: str, n: int) -> list[str]:
         return [r["item_id"] for r in (
@@ -110,11 +119,34 @@ class TantivyBM25:
         ]
 
 
+class SnapshotBM25:
+    """The service's own BM25 leg: Okapi BM25 over the table's terms, scope as a mask."""
+
+    def __init__(self, rows: list[dict[str, Any]], params: BM25Params | None = None) -> None:
+        self.rows, self.params = list(rows), params
+        self.add([])
+
+    def add(self, rows: list[dict[str, Any]]) -> None:
+        self.rows += rows
+        table = pa.Table.from_pylist([{**r, "vector": [0.0]} for r in self.rows])
+        table = table.set_column(
+            table.schema.get_field_index("vector"), "vector",
+            table["vector"].cast(pa.list_(pa.float32(), 1)),
+        )
+        self.snapshot = Snapshot(table, 1, self.params)
+
+    def search(self, query: str, prefilter: Prefilter, n: int) -> list[str]:
+        mask = self.snapshot.mask(prefilter)
+        hits = self.snapshot.bm25(bm25_terms(query).split(), mask, n)
+        return [self.snapshot.item_ids[row] for row, _ in hits]
+
+
 def locomo_recall(files: list[Path]) -> dict[str, float]:
     """BM25-only recall@10 for each backend over the same turns."""
-    hits: dict[str, list[float]] = {"lancedb": [], "tantivy": []}
+    hits: dict[str, list[float]] = {"lancedb": [], "tantivy": [], "snapshot": []}
     today = dt.date(2026, 1, 1)
-    where = Prefilter(clauses=[ScopeClause(projects=["global"])], today=today).where()
+    prefilter = Prefilter(clauses=[ScopeClause(projects=["global"])], today=today)
+    where = prefilter.where()
     for path in files:
         conversation = load_conversation(path)
         with tempfile.TemporaryDirectory() as tmp:
@@ -123,11 +155,13 @@ def locomo_recall(files: list[Path]) -> dict[str, float]:
             lance = LanceBM25(Path(tmp) / "l", rows)
             (Path(tmp) / "t").mkdir()
             tan = TantivyBM25(Path(tmp) / "t", rows)
+            ram = SnapshotBM25(rows)
             for q in conversation.questions:
                 wanted = {card_id(e) for e in q.evidence}
                 for name, found in (
                     ("lancedb", lance.search(q.question, where, max(KS))),
                     ("tantivy", tan.search(q.question, ["global"], today, max(KS))),
+                    ("snapshot", ram.search(q.question, prefilter, max(KS))),
                 ):
                     hits[name].append(len(wanted & set(found)) / len(wanted))
     return {name: round(statistics.fmean(v), 4) for name, v in hits.items()}
@@ -138,7 +172,8 @@ def latency_and_update(cards: int = 5000, queries: int = 200) -> dict[str, dict[
     out: dict[str, dict[str, float]] = {}
     today = dt.date(2026, 6, 1)
     projects = ["p001", "p002", "p003", "global"]
-    where = Prefilter(clauses=[ScopeClause(projects=projects)], today=today).where()
+    prefilter = Prefilter(clauses=[ScopeClause(projects=projects)], today=today)
+    where = prefilter.where()
     prompts = synthetic_queries(queries)
     with tempfile.TemporaryDirectory() as tmp:
         write_synthetic_memory(Path(tmp) / "m", cards)
@@ -151,6 +186,7 @@ def latency_and_update(cards: int = 5000, queries: int = 200) -> dict[str, dict[
                         lambda b, q: b.search(q, where, 50)),
             "tantivy": (TantivyBM25(Path(tmp) / "t", rows),
                         lambda b, q: b.search(q, projects, today, 50)),
+            "snapshot": (SnapshotBM25(rows), lambda b, q: b.search(q, prefilter, 50)),
         }
         for name, (backend, run) in backends.items():
             times = []

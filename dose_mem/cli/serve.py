@@ -29,6 +29,7 @@ def serve(
     """Serve POST /v1/recall, /v1/search, GET /v1/memories/{id}, /v1/projects, /healthz."""
     import uvicorn
 
+    from memory_repo.index.allocators import lean_allocators
     from recall_api.app import create_app
 
     cfg = settings()
@@ -40,7 +41,13 @@ def serve(
             err=True,
         )
         raise typer.Exit(2)
-    uvicorn.run(create_app(cfg), host=bind, port=port or cfg.port, log_level="warning")
+    lean_allocators()
+    # Loopback by default and never behind a proxy we know of: no proxy-header rewriting,
+    # no access log; both were per-request cost on the recall hot path.
+    uvicorn.run(
+        create_app(cfg), host=bind, port=port or cfg.port, log_level="warning",
+        access_log=False, proxy_headers=False,
+    )
 
 
 def register(app: typer.Typer) -> None:

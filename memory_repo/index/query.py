@@ -16,11 +16,12 @@ import lancedb
 from pydantic import BaseModel
 
 from memory_repo.errors import DoseMemError, EmbedderMismatch
+from memory_repo.index.allocators import release_memory
 from memory_repo.index.embedders import CachedEmbedder, Embedder
 from memory_repo.index.hits import Hit
 from memory_repo.index.meta import IndexMeta, meta_stamp, read_meta
 from memory_repo.index.scope import Prefilter
-from memory_repo.index.snapshot import DISPLAY, BM25Params, Snapshot, release_memory
+from memory_repo.index.snapshot import DISPLAY, BM25Params, Snapshot
 from memory_repo.index.terms import bm25_terms
 from memory_repo.models import CardType
 
@@ -116,13 +117,13 @@ class Index:
         if prefilter.is_empty() or k <= 0:
             return []
         snapshot = self.snapshot
-        mask, slices = snapshot.mask(prefilter)
+        mask = snapshot.mask(prefilter)
         depth = self.fusion.candidates(k)
         dense: Ranked = []
         lexical: Ranked = []
         if mode != "bm25":
             vector = self.embedder.embed_query(query)
-            dense = snapshot.dense(vector, mask, slices, depth)
+            dense = snapshot.dense(vector, mask, depth)
         if mode != "dense":
             lexical = snapshot.bm25(bm25_terms(query).split(), mask, depth)
         return self._fuse(snapshot, dense, lexical, k)

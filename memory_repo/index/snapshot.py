@@ -8,13 +8,13 @@ version once and answers both legs itself:
 - the prefilter becomes one boolean mask over the rows (project and type codes,
   superseded, archived, expiry) computed *before* either leg scores anything, so an
   out-of-scope row is never a candidate: scope stays inside the query;
-- dense: rows are sorted by project, so a scope is a few contiguous slices. Each row
-  keeps its vector's sign bits (48 bytes at 384d) and the vector quantised to int8 with
-  a per-row scale (cosine within ~0.002 of float32); a query ranks the admitted rows by
-  Hamming distance of the sign bits, then rescores the nearest ``RESCORE`` of them. A
-  scope with no more rows than that is rescored whole, i.e. searched exactly. (A float32
-  scan cost 5.5 ms at 20k chunks and 31 ms at 200k here; the bit scan 0.1 and 1 ms, with
-  8x less RAM; its top 50 agree with exact search on 99.97% of rows at 10k cards.)
+- dense: each row keeps its vector's sign bits (48 bytes at 384d) and the vector as
+  int8 with a per-row scale (cosine within ~0.002 of float32); a query ranks the
+  admitted rows by Hamming distance of the sign bits, then rescores the nearest
+  ``RESCORE`` of them. A scope of no more rows than that is rescored whole, i.e.
+  searched exactly. (A float32 scan cost 5.5 ms at 20k chunks and 31 ms at 200k here;
+  the bit scan 0.1 and ~1 ms, in 8x less RAM; its top 50 agree with exact search on
+  99.97% of rows at 10k cards.)
 - BM25: Okapi BM25 over the ``tokens`` column (our own tokeniser's terms), with each
   posting's term-frequency part precomputed at load and idf applied per query.
 
@@ -24,8 +24,6 @@ committed version, so a reader never sees half a refresh.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 from typing import Any
 
 import numpy as np
@@ -37,7 +35,6 @@ from memory_repo.index.scope import Prefilter
 
 _EPOCH = np.datetime64("1970-01-01", "D")
 _NEVER = np.iinfo(np.int32).max
-_FAR = np.iinfo(np.uint16).max  # distance of rows outside every slice
 # Rows rescored exactly after the sign-bit scan; docs/index.md has the recall check.
 RESCORE = 1000
 DISPLAY = ("item_id", "project", "type", "path", "l0", "l1", "heading", "text")
@@ -54,14 +51,11 @@ class Snapshot:
     """Read-only after construction, so any number of request threads may share one."""
 
     def __init__(self, table: pa.Table, dim: int, bm25: BM25Params | None = None) -> None:
-        table = table.sort_by([("project", "ascending"), ("key", "ascending")])
         self.rows = table.num_rows
         self.display = {name: table[name].combine_chunks() for name in DISPLAY}
         self.item_ids: list[str] = self.display["item_id"].to_pylist()
-        self._project_ranges = _ranges(self.display["project"])
-        types = self.display["type"].dictionary_encode()
-        self._type_codes = {t: n for n, t in enumerate(types.dictionary.to_pylist())}
-        self.type_code = types.indices.to_numpy().astype(np.int16)
+        self._project_codes, self.project_code = _codes(self.display["project"])
+        self._type_codes, self.type_code = _codes(self.display["type"])
         self.active = ~(
             table["superseded"].to_numpy(zero_copy_only=False)
             | table["archived"].to_numpy(zero_copy_only=False)
@@ -77,44 +71,36 @@ class Snapshot:
         self._first_row = {item_id: n for n, item_id in reversed(list(enumerate(self.item_ids)))}
 
     # -- scope ------------------------------------------------------------------------
-    def mask(self, prefilter: Prefilter) -> tuple[np.ndarray, list[tuple[int, int]]]:
-        """Rows the prefilter admits, and the project slices that can hold any of them."""
+    def mask(self, prefilter: Prefilter) -> np.ndarray:
+        """The rows the prefilter admits: any clause's projects (and types), then the
+        lifecycle rule when the prefilter is automatic."""
         mask = np.zeros(self.rows, dtype=bool)
-        slices: set[tuple[int, int]] = set()
         for clause in prefilter.clauses:
-            for project in clause.projects:
-                span = self._project_ranges.get(project)
-                if span is None:
-                    continue
-                start, end = span
-                if clause.types is None:
-                    mask[start:end] = True
-                else:
-                    codes = [self._type_codes[t.value] for t in clause.types
-                             if t.value in self._type_codes]
-                    mask[start:end] |= np.isin(self.type_code[start:end], codes)
-                slices.add(span)
+            projects = [self._project_codes[p] for p in clause.projects
+                        if p in self._project_codes]
+            if not projects:
+                continue
+            admitted = np.isin(self.project_code, projects)
+            if clause.types is not None:
+                types = [self._type_codes[t.value] for t in clause.types
+                         if t.value in self._type_codes]
+                admitted &= np.isin(self.type_code, types)
+            mask |= admitted
         if prefilter.automatic:
             day = int((np.datetime64(prefilter.today, "D") - _EPOCH).astype(np.int64))
             mask &= self.active & (self.expires > day)
-        return mask, sorted(slices)
+        return mask
 
     # -- legs -------------------------------------------------------------------------
-    def dense(
-        self, vector: np.ndarray, mask: np.ndarray, slices: list[tuple[int, int]], depth: int
-    ) -> list[tuple[int, float]]:
+    def dense(self, vector: np.ndarray, mask: np.ndarray, depth: int) -> list[tuple[int, float]]:
         """(row, cosine) of the ``depth`` nearest admitted rows, best first."""
         rows = np.flatnonzero(mask)
         if rows.size > RESCORE:
-            query = _sign_codes(vector[None, :])[0]
-            distance = np.full(self.rows, _FAR, dtype=np.uint16)
-            for start, end in slices:
-                bits = np.bitwise_count(self.codes[start:end] ^ query)
-                # Word by word: an axis-1 reduction over 6 columns is 5x slower.
-                total = bits[:, 0].astype(np.uint16)
-                for word in range(1, bits.shape[1]):
-                    total += bits[:, word]
-                distance[start:end] = total
+            bits = np.bitwise_count(self.codes ^ _sign_codes(vector[None, :])[0])
+            # Word by word: an axis-1 reduction over 6 columns is 5x slower.
+            distance = bits[:, 0].astype(np.uint16)
+            for word in range(1, bits.shape[1]):
+                distance += bits[:, word]
             rows = _nearest(rows, distance[rows], RESCORE)
         scores = np.zeros(self.rows, dtype=np.float32)
         scores[rows] = (self.vectors[rows].astype(np.float32) @ vector) * self.scales[rows]
@@ -173,20 +159,6 @@ class _Postings:
         return out
 
 
-def release_memory() -> None:
-    """Hand a load's temporaries back to the OS.
-
-    Reading a table version and building a snapshot allocates several times the
-    snapshot's size; Arrow's mimalloc pool and glibc's malloc keep those pages, which at
-    10k cards left the service ~190 MB above what it holds.
-    """
-    pa.default_memory_pool().release_unused()
-    libc = ctypes.util.find_library("c")
-    trim = getattr(ctypes.CDLL(libc), "malloc_trim", None) if libc else None
-    if trim is not None:
-        trim(0)
-
-
 def _sign_codes(vectors: np.ndarray) -> np.ndarray:
     """Each row's sign bits packed into uint64 words (zero-padded to a whole word)."""
     width = -(-vectors.shape[1] // 64) * 64
@@ -195,15 +167,11 @@ def _sign_codes(vectors: np.ndarray) -> np.ndarray:
     return np.packbits(bits, axis=1).view(np.uint64)
 
 
-def _ranges(projects: pa.Array) -> dict[str, tuple[int, int]]:
-    """Start and end row of each project in rows sorted by project."""
-    runs = pc.run_end_encode(projects)
-    ends = runs.run_ends.to_numpy()
-    starts = np.concatenate(([0], ends))[:-1]
-    return {
-        project: (int(start), int(end))
-        for project, start, end in zip(runs.values.to_pylist(), starts, ends, strict=True)
-    }
+def _codes(column: pa.Array) -> tuple[dict[str, int], np.ndarray]:
+    """A string column as small integer codes, and the code of each value."""
+    encoded = column.dictionary_encode()
+    codes = {value: n for n, value in enumerate(encoded.dictionary.to_pylist())}
+    return codes, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
 
 
 def _nearest(rows: np.ndarray, distance: np.ndarray, count: int) -> np.ndarray:

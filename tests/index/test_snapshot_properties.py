@@ -1,0 +1,171 @@
+"""Properties of the in-RAM snapshot the service queries.
+
+Scope is a mask computed before ranking: whatever the rows and the prefilter, neither
+leg returns a row the prefilter's rule rejects (checked against a plain-Python reading of
+the same rule), and with enough depth each leg returns every admitted row it can score.
+BM25 scores equal a direct Okapi BM25 over the same terms, and the dense leg's
+sign-bit preselection agrees with an exact scan when it rescores every row.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections import Counter
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory_repo.index import snapshot as snapshot_module
+from memory_repo.index.scope import Prefilter, ScopeClause
+from memory_repo.index.snapshot import BM25Params, Snapshot
+from memory_repo.models import CardType
+
+DIM = 8
+PROJECTS = ["global", "alpha", "beta", "gamma"]
+TYPES = [CardType.fact, CardType.preference, CardType.pitfall]
+TERMS = ["uv", "conda", "parse_table", "数据", "环境", "1200", "table", "env"]
+TODAY = dt.date(2026, 6, 1)
+
+rows_strategy = st.lists(
+    st.fixed_dictionaries({
+        "project": st.sampled_from(PROJECTS),
+        "type": st.sampled_from(TYPES),
+        "superseded": st.booleans(),
+        "archived": st.booleans(),
+        "expires": st.one_of(st.none(), st.dates(dt.date(2026, 1, 1), dt.date(2027, 1, 1))),
+        "terms": st.lists(st.sampled_from(TERMS), max_size=6),
+        "vector": st.lists(st.floats(-1, 1, allow_nan=False), min_size=DIM, max_size=DIM),
+    }),
+    min_size=1,
+    max_size=40,
+)
+prefilter_strategy = st.builds(
+    Prefilter,
+    clauses=st.lists(st.builds(
+        ScopeClause,
+        projects=st.lists(st.sampled_from(PROJECTS), max_size=3),
+        types=st.one_of(st.none(), st.lists(st.sampled_from(TYPES), max_size=2)),
+    ), max_size=3),
+    automatic=st.booleans(),
+    today=st.just(TODAY),
+)
+
+
+def _table(rows: list[dict]) -> pa.Table:
+    records = [{
+        "key": f"i{n:03d}#0", "item_id": f"i{n:03d}", "project": r["project"],
+        "type": r["type"].value, "path": f"p/{n}.md", "l0": "", "l1": "", "heading": "",
+        "text": "", "superseded": r["superseded"], "archived": r["archived"],
+        "expires": r["expires"], "tokens": " ".join(r["terms"]),
+        "vector": [float(x) for x in r["vector"]],
+    } for n, r in enumerate(rows)]
+    table = pa.Table.from_pylist(records)
+    return table.set_column(
+        table.schema.get_field_index("vector"), "vector",
+        table["vector"].cast(pa.list_(pa.float32(), DIM)),
+    ).set_column(
+        table.schema.get_field_index("expires"), "expires", table["expires"].cast(pa.date32()),
+    )
+
+
+def _admitted(row: dict, prefilter: Prefilter) -> bool:
+    """The prefilter's rule, read directly off one row."""
+    in_scope = any(
+        row["project"] in clause.projects
+        and (clause.types is None or row["type"] in clause.types)
+        for clause in prefilter.clauses
+    )
+    if not prefilter.automatic:
+        return in_scope
+    alive = row["expires"] is None or row["expires"] > prefilter.today
+    return in_scope and not row["superseded"] and not row["archived"] and alive
+
+
+def _item_rows(rows: list[dict]) -> dict[str, dict]:
+    return {f"i{n:03d}": r for n, r in enumerate(rows)}
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=rows_strategy, prefilter=prefilter_strategy, query=st.lists(
+    st.sampled_from(TERMS), min_size=1, max_size=3))
+def test_legs_return_exactly_the_admitted_rows(rows, prefilter, query) -> None:
+    snapshot = Snapshot(_table(rows), DIM)
+    by_item = _item_rows(rows)
+    mask = snapshot.mask(prefilter)
+    admitted = {item for item, row in by_item.items() if _admitted(row, prefilter)}
+    assert {snapshot.item_ids[n] for n in np.flatnonzero(mask)} == admitted
+
+    vector = np.ones(DIM, dtype=np.float32) / math.sqrt(DIM)
+    dense = {snapshot.item_ids[n] for n, _ in snapshot.dense(vector, mask, 100)}
+    assert dense == admitted
+
+    lexical = {snapshot.item_ids[n] for n, _ in snapshot.bm25(query, mask, 100)}
+    matching = {item for item in admitted if set(query) & set(by_item[item]["terms"])}
+    assert lexical == matching
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=rows_strategy, query=st.lists(st.sampled_from(TERMS), min_size=1, max_size=4),
+       k1=st.floats(0.5, 2.0), b=st.floats(0.0, 1.0))
+def test_bm25_scores_equal_okapi_bm25(rows, query, k1, b) -> None:
+    snapshot = Snapshot(_table(rows), DIM, BM25Params(k1=k1, b=b))
+    everything = Prefilter(clauses=[ScopeClause(projects=PROJECTS)], automatic=False)
+    mask = snapshot.mask(everything)
+    got = {snapshot.item_ids[n]: s for n, s in snapshot.bm25(query, mask, len(rows))}
+
+    docs = {f"i{n:03d}": r["terms"] for n, r in enumerate(rows)}
+    avgdl = sum(map(len, docs.values())) / len(docs)
+    df = Counter(t for terms in docs.values() for t in set(terms))
+    want = {}
+    for item, terms in docs.items():
+        tf = Counter(terms)
+        score = sum(
+            math.log1p((len(docs) - df[t] + 0.5) / (df[t] + 0.5))
+            * tf[t] * (k1 + 1) / (tf[t] + k1 * (1 - b + b * len(terms) / avgdl))
+            for t in query if tf[t]
+        )
+        if score > 0:
+            want[item] = score
+    assert got.keys() == want.keys()
+    for item, score in want.items():
+        assert got[item] == pytest.approx(score, rel=1e-4)
+
+
+def test_sign_bit_preselection_agrees_with_an_exact_scan(monkeypatch) -> None:
+    rng = np.random.default_rng(7)
+    count, dim = 3000, 64
+    vectors = rng.standard_normal((count, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    table = pa.table({
+        "key": [f"i{n:05d}#0" for n in range(count)],
+        "item_id": [f"i{n:05d}" for n in range(count)],
+        "project": [PROJECTS[n % 4] for n in range(count)],
+        "type": ["fact"] * count, "path": ["p.md"] * count, "l0": [""] * count,
+        "l1": [""] * count, "heading": [""] * count, "text": [""] * count,
+        "superseded": [False] * count, "archived": [False] * count,
+        "expires": pa.array([None] * count, pa.date32()), "tokens": [""] * count,
+        "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
+    })
+    snapshot = Snapshot(table, dim)
+    mask = snapshot.mask(Prefilter(clauses=[ScopeClause(projects=PROJECTS[:3])]))
+    agree = []
+    for query in vectors[rng.choice(count, 20, replace=False)] + 0.3 * rng.standard_normal(
+        (20, dim)
+    ).astype(np.float32):
+        query /= np.linalg.norm(query)
+        monkeypatch.setattr(snapshot_module, "RESCORE", 500)
+        fast = [n for n, _ in snapshot.dense(query, mask, 10)]
+        monkeypatch.setattr(snapshot_module, "RESCORE", count)
+        exact = [n for n, _ in snapshot.dense(query, mask, 10)]
+        original = np.array([int(snapshot.item_ids[n][1:]) for n in range(count)])
+        admitted = original[mask]
+        tenth = np.sort(vectors[admitted] @ query)[-10]
+        # int8 rescoring may swap near-ties at the cut, never admit a clearly worse row.
+        assert min(vectors[original[exact]] @ query) >= tenth - 0.01
+        agree.append(len(set(fast) & set(exact)) / 10)
+        assert all(mask[n] for n in fast)
+    assert np.mean(agree) >= 0.9
