@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import ipaddress
+import sys
 from typing import Annotated
 
 import typer
 
 from dose_mem.cli.context import settings
+
+# The event loop (HTTP parsing, responses) and the request threads (recall) share one
+# GIL; at Python's default 5 ms a parsed request can wait a whole interval for its turn.
+SWITCH_INTERVAL_S = 0.001
 
 
 def is_loopback(host: str) -> bool:
@@ -42,6 +47,7 @@ def serve(
         )
         raise typer.Exit(2)
     lean_allocators()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     # Loopback by default and never behind a proxy we know of: no proxy-header rewriting,
     # no access log; both were per-request cost on the recall hot path.
     uvicorn.run(

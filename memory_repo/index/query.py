@@ -146,8 +146,8 @@ class Index:
             scores[item_id] += f.bm25_weight / (f.rrf_k + rank)
         ordered = sorted(scores, key=lambda i: (-scores[i], i))[:k]
         hits = []
-        for n, item_id in enumerate(ordered, 1):
-            row = snapshot.row(best[item_id])
+        shown = snapshot.shown([best[item_id] for item_id in ordered])
+        for n, (item_id, row) in enumerate(zip(ordered, shown, strict=True), 1):
             hits.append(Hit(
                 item_id=item_id, project=row["project"], type=CardType(row["type"]),
                 path=row["path"], l0=row["l0"], l1=row["l1"], rank=n, rrf=scores[item_id],

@@ -52,7 +52,7 @@ class Snapshot:
 
     def __init__(self, table: pa.Table, dim: int, bm25: BM25Params | None = None) -> None:
         self.rows = table.num_rows
-        self.display = {name: table[name].combine_chunks() for name in DISPLAY}
+        self.display = table.select(list(DISPLAY)).combine_chunks()
         self.item_ids: list[str] = self.display["item_id"].to_pylist()
         self._project_codes, self.project_code = _codes(self.display["project"])
         self._type_codes, self.type_code = _codes(self.display["type"])
@@ -80,11 +80,11 @@ class Snapshot:
                         if p in self._project_codes]
             if not projects:
                 continue
-            admitted = np.isin(self.project_code, projects)
+            admitted = _lookup(len(self._project_codes), projects)[self.project_code]
             if clause.types is not None:
                 types = [self._type_codes[t.value] for t in clause.types
                          if t.value in self._type_codes]
-                admitted &= np.isin(self.type_code, types)
+                admitted &= _lookup(len(self._type_codes), types)[self.type_code]
             mask |= admitted
         if prefilter.automatic:
             day = int((np.datetime64(prefilter.today, "D") - _EPOCH).astype(np.int64))
@@ -111,8 +111,9 @@ class Snapshot:
         scores = self._bm25.scores(terms, self.rows)
         return _top(scores, np.flatnonzero(mask & (scores > 0.0)), depth)
 
-    def row(self, n: int) -> dict[str, Any]:
-        return {name: column[n].as_py() for name, column in self.display.items()}
+    def shown(self, ns: list[int]) -> list[dict[str, Any]]:
+        """The display columns of these rows, in this order (one Arrow take)."""
+        return self.display.take(np.asarray(ns, dtype=np.int64)).to_pylist()
 
     def item_path(self, item_id: str) -> str | None:
         n = self._first_row.get(item_id)
@@ -167,9 +168,17 @@ def _sign_codes(vectors: np.ndarray) -> np.ndarray:
     return np.packbits(bits, axis=1).view(np.uint64)
 
 
-def _codes(column: pa.Array) -> tuple[dict[str, int], np.ndarray]:
+def _lookup(size: int, codes: list[int]) -> np.ndarray:
+    """A table from code to "admitted": indexing it with a code column is one gather,
+    ~10x cheaper than ``np.isin`` at 20k rows."""
+    table = np.zeros(size, dtype=bool)
+    table[codes] = True
+    return table
+
+
+def _codes(column: pa.ChunkedArray) -> tuple[dict[str, int], np.ndarray]:
     """A string column as small integer codes, and the code of each value."""
-    encoded = column.dictionary_encode()
+    encoded = column.dictionary_encode().combine_chunks()
     codes = {value: n for n, value in enumerate(encoded.dictionary.to_pylist())}
     return codes, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
 
