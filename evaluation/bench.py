@@ -5,11 +5,12 @@ JSON-able dict of rows; ``SECTIONS`` lists them in order, so a new section is on
 plus one line. Results print as rich tables and land in ``bench-results/<section>.json``;
 the last table checks the targets of issue #6.
 
-``BENCH_SIZES=1k,10k`` picks sizes (default ``1k,10k,100k``); ``BENCH_SECONDS`` sets the
-throughput run (default 60); ``BENCH_WORKDIR=DIR`` keeps the synthetic homes there and
-reuses them on the next run (the build is reported from the run that built it; at 100k
-cards it takes ~20 min of embedding here); ``BENCH_MEM0=0`` skips mem0, ``BENCH_MEM0_MAX`` caps the
-sizes it runs at (default 1k: mem0 adds memories one call at a time, ~90 s per 1k here).
+``BENCH_SECTIONS=query_legs,throughput`` runs only those sections; ``BENCH_SIZES=1k,10k``
+picks sizes (default ``1k,10k,100k``); ``BENCH_SECONDS`` sets the throughput run (default
+60); ``BENCH_WORKDIR=DIR`` keeps the synthetic homes there and reuses them on the next run
+(the build is reported from the run that built it; at 100k cards it takes ~35 min of
+embedding here); ``BENCH_MEM0=0`` skips mem0, ``BENCH_MEM0_MAX`` caps the sizes it runs
+at (default 1k: mem0 adds memories one call at a time, ~90 s per 1k here).
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ from evaluation.bench_service import (
 from evaluation.synthetic import synthetic_queries, write_synthetic_memory
 from memory_repo.index.build import BuildReport, rebuild, refresh
 from memory_repo.index.embedders import Embedder, make_embedder
+from memory_repo.index.query import Index
+from memory_repo.index.scope import Prefilter, ScopeClause
+from memory_repo.models import GLOBAL
 from profiles.model import load_profiles
 from recall_api.engine import RecallEngine
 from recall_api.models import Identity, RecallRequest
@@ -50,6 +54,7 @@ RESULTS = Path("bench-results")
 LATENCY_QUERIES = 200
 CLIENTS = 8
 PROFILES = ("full", "working")
+MODES = ("dense", "bm25", "hybrid")
 
 
 def parse_size(text: str) -> int:
@@ -146,8 +151,9 @@ def refresh_time(bench: Bench) -> dict[str, Any]:
             for path in rng.sample(files, min(changed, len(files))):
                 with path.open("a", encoding="utf-8") as fh:
                     fh.write(f"\n\nEdited for the bench: 第{rng.randint(1, 999)}次修改 rerun.\n")
+            started = time.perf_counter()  # the whole call: meta read and write included
             report = refresh(settings.memory_path, settings.index_path, bench.embedder)
-            row[f"{changed}_card_s"] = round(report.seconds, 2)
+            row[f"{changed}_card_s"] = round(time.perf_counter() - started, 2)
             row[f"{changed}_card_chunks"] = report.chunks_changed
             _git_commit_all(settings.memory_path, f"bench edits {changed}")
         out[label(cards)] = row
@@ -168,6 +174,24 @@ def _engine(settings: Settings) -> RecallEngine:
 def _request(prompt: str, n: int) -> RecallRequest:
     return RecallRequest(prompt=prompt, session_id=f"s{n}-{time.monotonic_ns()}", turn=1,
                          project=f"p{n % 40:03d}")
+
+
+def query_legs(bench: Bench) -> dict[str, Any]:
+    """``Index.search`` alone per mode: scope of 3 projects + global, k=10, new prompts."""
+    out: dict[str, Any] = {}
+    scope = Prefilter(clauses=[ScopeClause(projects=[GLOBAL, "p001", "p002", "p003"])])
+    for cards in bench.sizes:
+        settings = bench.home(cards)
+        index = Index.open(settings.index_path, make_embedder(settings, for_queries=True))
+        index.search("预热 warm up", scope, k=10)
+        for seed, mode in enumerate(MODES, 300 + cards):
+            times = []
+            for prompt in synthetic_queries(LATENCY_QUERIES, seed=seed):
+                started = time.perf_counter()
+                index.search(prompt, scope, k=10, mode=mode)
+                times.append((time.perf_counter() - started) * 1000)
+            out[f"{label(cards)} {mode}"] = {**percentiles(times), "queries": len(times)}
+    return out
 
 
 def recall_in_process(bench: Bench) -> dict[str, Any]:
@@ -276,7 +300,8 @@ def targets(bench: Bench) -> dict[str, Any]:
 
 
 SECTIONS: list[Callable[[Bench], dict[str, Any]]] = [
-    build_time, refresh_time, recall_in_process, recall_http, throughput, mem0_ratio, targets,
+    build_time, refresh_time, query_legs, recall_in_process, recall_http, throughput,
+    mem0_ratio, targets,
 ]
 
 
@@ -293,7 +318,11 @@ def _sizes() -> list[int]:
 
 
 def run(bench: Bench) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every section, or those named in ``BENCH_SECTIONS`` (comma-separated)."""
+    wanted = [s for s in os.environ.get("BENCH_SECTIONS", "").split(",") if s]
     for section in SECTIONS:
+        if wanted and section.__name__ not in wanted:
+            continue
         result = section(bench)
         bench.results[section.__name__] = result
         yield section.__name__, result
