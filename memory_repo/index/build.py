@@ -266,11 +266,11 @@ def _arrow(rows: list[dict[str, Any]], dim: int) -> pa.Table:
 
 
 def _create_indexes(table: Any) -> None:
-    """Scalar indexes for what builds look up by value: a refresh deletes and upserts by
-    ``key`` and ``path``, and ``memory get`` finds an item by ``item_id``. Queries never
-    touch them: the service answers from a snapshot in RAM (``snapshot.py``).
+    """Scalar indexes for what a refresh looks up by value: it upserts by ``key`` and
+    deletes by ``path``. Queries never touch the table's indexes: the service answers
+    from a snapshot in RAM (``snapshot.py``).
     """
-    for column in ("key", "item_id", "path"):
+    for column in ("key", "path"):
         table.create_index(column, config=BTree())
 
 

@@ -104,7 +104,7 @@ class Index:
         if not self.changed() or not self._loading.acquire(blocking=False):
             return False
         try:
-            if meta_stamp(self.index_dir) == self._stamp:
+            if not self.changed():  # another thread finished the load meanwhile
                 return False
             self.snapshot = self._load()
             return True
