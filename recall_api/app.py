@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -58,7 +61,14 @@ def tokens_path(settings: Settings) -> Path:
 
 
 def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = settings.request_threads
+        yield
+
     app = FastAPI(
+        lifespan=lifespan,
         title="dose-mem recall service",
         version="1",
         description="One memory for many agents; each token gets its profile's dose.",
