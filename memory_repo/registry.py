@@ -19,7 +19,10 @@ def load_registry(root: Path) -> Registry:
     if not path.exists():
         return Registry()
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        # libyaml's C loader when present: the pure-Python one took ~70 ms for 40 projects,
+        # paid on every refresh.
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
         return Registry.model_validate(data)
     except (yaml.YAMLError, ValidationError, UnicodeDecodeError) as exc:
         raise MalformedCard(REGISTRY_FILE, f"invalid registry: {str(exc).splitlines()[0]}") from exc

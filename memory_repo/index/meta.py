@@ -1,50 +1,34 @@
-"""The small JSON beside the index table: which embedder built it, from which commit, and
-what each file held, so a refresh knows what changed without reading the table.
+"""The small JSON beside the index table: which embedder built it, which table version a
+reader should load, from which commit, and which file map (``file_map.py``) describes it.
 
-It is written atomically (temp file + rename) *after* the table commit it describes, and
-readers watch its stat to notice a finished reindex.
+It is written atomically (temp file + rename) *after* the table commits it describes, and
+readers watch its stat to notice a finished reindex. Because it names the table version,
+a reader loads exactly what the last finished build or refresh committed, never a later
+refresh's half (a refresh commits its deletions, additions and flag updates as separate
+versions).
 """
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ValidationError
 
 META_FILE = "meta.json"
-
-
-@dataclass(slots=True)
-class FileEntry:
-    """One source file: its content hash and, per item id, the ids that item supersedes.
-
-    A plain dataclass, not a model: a 100k-card meta holds 100k of them, and building
-    pydantic models for each cost more than parsing the file.
-    """
-
-    hash: str
-    items: dict[str, list[str]] = field(default_factory=dict)
+# 2: the per-file map moved out of this file into an Arrow file, and the version is named.
+FORMAT = 2
 
 
 class IndexMeta(BaseModel):
     embedder: str
     dim: int
     table: str
+    version: int
+    files: str
     commit: str | None = None
     registry_hash: str = ""
-    files: dict[str, FileEntry] = Field(default_factory=dict)
-
-    def superseded(self) -> set[str]:
-        return {
-            old
-            for entry in self.files.values()
-            for item_id, olds in entry.items.items()
-            for old in olds
-            if old != item_id
-        }
+    format: int = FORMAT
 
 
 def meta_path(index_dir: Path) -> Path:
@@ -52,20 +36,15 @@ def meta_path(index_dir: Path) -> Path:
 
 
 def read_meta(index_dir: Path) -> IndexMeta | None:
-    """The header is validated; the per-file map, which only ``write_meta`` writes, is
-    taken as written: validating 100k entries cost ~0.5 s of every refresh and reload
-    at 100k cards, more than twice what parsing them costs."""
+    """None when there is no meta, or one from an older format (the index is rebuilt)."""
     path = meta_path(index_dir)
     if not path.exists():
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    files = data.pop("files", {})
-    meta = IndexMeta.model_validate(data)
-    meta.files = {
-        rel: FileEntry(entry["hash"], entry.get("items", {}))
-        for rel, entry in files.items()
-    }
-    return meta
+    try:
+        meta = IndexMeta.model_validate_json(path.read_bytes())
+    except ValidationError:
+        return None
+    return meta if meta.format == FORMAT else None
 
 
 def write_meta(index_dir: Path, meta: IndexMeta) -> None:

@@ -82,6 +82,7 @@ class Index:
             raise IndexMissing(f"no index at {self.index_dir}; run `dose-mem reindex`")
         _check_embedder(meta, self.embedder)
         table = lancedb.connect(self.index_dir).open_table(meta.table)
+        table.checkout(meta.version)
         rows = table.search().select(_COLUMNS).limit(None).to_arrow()
         snapshot = Snapshot(rows, meta.dim, self.bm25_params)
         del rows

@@ -19,7 +19,9 @@ from memory_repo.index.tokenize import tokens
 def table_rows(index_dir: Path) -> list[dict[str, Any]]:
     meta = read_meta(index_dir)
     assert meta is not None
-    rows = lancedb.connect(index_dir).open_table(meta.table).to_arrow().to_pylist()
+    table = lancedb.connect(index_dir).open_table(meta.table)
+    table.checkout(meta.version)
+    rows = table.to_arrow().to_pylist()
     return sorted(rows, key=lambda r: r["key"])
 
 

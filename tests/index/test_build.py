@@ -140,3 +140,45 @@ def test_other_embedder_raises_on_open_and_rebuilds_on_refresh(
     Index.open(tmp_path / "idx", remote)
     with pytest.raises(EmbedderMismatch):
         Index.open(tmp_path / "idx", embedder)
+
+
+def test_refresh_after_a_kill_before_its_meta_equals_rebuild(
+    memory: Path, tmp_path: Path, embedder: Embedder
+) -> None:
+    """A refresh killed after its table commits but before its file map and meta: the
+    next refresh must not trust the stale map's flags (beta-separator was marked
+    superseded by the lost run; its successor is then deleted)."""
+    index = tmp_path / "inc"
+    rebuild(memory, index, embedder)
+    before = {p.name: p.read_bytes() for p in index.iterdir() if p.is_file()}
+    _edit_add_delete(memory)
+    refresh(memory, index, embedder)
+    for p in index.iterdir():
+        if p.is_file():
+            p.unlink()
+    for name, data in before.items():
+        (index / name).write_bytes(data)
+    (memory / "projects/beta/cards/beta-cache.md").unlink()
+    refresh(memory, index, embedder)
+    rebuild(memory, tmp_path / "full", embedder)
+    _assert_same_rows(index, tmp_path / "full")
+    flags = {r["item_id"]: r["superseded"] for r in table_rows(index)}
+    assert flags["beta-separator"] is False
+
+
+def test_readers_load_the_version_the_meta_names(
+    memory: Path, tmp_path: Path, embedder: Embedder
+) -> None:
+    """A commit that no meta names yet (a refresh mid-way) is invisible to readers."""
+    import lancedb
+
+    from memory_repo.index.meta import read_meta
+
+    index = tmp_path / "idx"
+    rebuild(memory, index, embedder)
+    meta = read_meta(index)
+    assert meta is not None
+    lancedb.connect(index).open_table(meta.table).delete("item_id = 'uv-python-env'")
+    assert Index.open(index, embedder).item_path("uv-python-env") == (
+        "global/cards/uv-python-env.md"
+    )
