@@ -133,12 +133,12 @@ class SnapshotBM25:
             table.schema.get_field_index("vector"), "vector",
             table["vector"].cast(pa.list_(pa.float32(), 1)),
         )
-        self.snapshot = Snapshot(table, 1, self.params)
+        self.snapshot = Snapshot(table.to_reader(), 1, self.params)
 
     def search(self, query: str, prefilter: Prefilter, n: int) -> list[str]:
         mask = self.snapshot.mask(prefilter)
         hits = self.snapshot.bm25(bm25_terms(query).split(), mask, n)
-        return [self.snapshot.item_ids[row] for row, _ in hits]
+        return self.snapshot.ids_of([row for row, _ in hits])
 
 
 def locomo_recall(files: list[Path]) -> dict[str, float]:

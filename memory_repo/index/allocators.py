@@ -13,7 +13,9 @@ import ctypes.util
 
 import pyarrow as pa
 
-_M_ARENA_MAX = -8  # glibc mallopt parameter
+_M_ARENA_MAX = -8  # glibc mallopt parameters
+_M_MMAP_THRESHOLD = -3
+MMAP_THRESHOLD = 4 * 2**20
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -30,6 +32,7 @@ def lean_allocators() -> None:
     mallopt = getattr(libc, "mallopt", None)
     if mallopt is not None:
         mallopt(_M_ARENA_MAX, 4)
+        mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
 
 
 def release_memory() -> None:

@@ -28,6 +28,7 @@ from memory_repo.models import CardType
 Mode = Literal["hybrid", "dense", "bm25"]
 _COLUMNS = [*DISPLAY, "key", "superseded", "archived", "expires", "tokens", "vector"]
 Ranked = list[tuple[int, float]]
+_LOAD_BATCH = 8192
 
 
 class Fusion(BaseModel):
@@ -83,9 +84,8 @@ class Index:
         _check_embedder(meta, self.embedder)
         table = lancedb.connect(self.index_dir).open_table(meta.table)
         table.checkout(meta.version)
-        rows = table.search().select(_COLUMNS).limit(None).to_arrow()
-        snapshot = Snapshot(rows, meta.dim, self.bm25_params)
-        del rows
+        batches = table.search().select(_COLUMNS).limit(None).to_batches(_LOAD_BATCH)
+        snapshot = Snapshot(batches, meta.dim, self.bm25_params)
         release_memory()
         self._stamp = stamp
         return snapshot
@@ -135,43 +135,43 @@ class Index:
     def _fuse(self, snapshot: Snapshot, dense: Ranked, lexical: Ranked, k: int) -> list[Hit]:
         """Rank items (best chunk per item) in each leg, then sum weighted 1/(rrf_k + rank)."""
         f = self.fusion
-        best: dict[str, int] = {}
+        best: dict[int, int] = {}
         dense_rank, cosine = _item_ranks(snapshot, dense, best)
         bm25_rank, bm25 = _item_ranks(snapshot, lexical, best)
+        ids = dict(zip(best, snapshot.ids_of(list(best.values())), strict=True))
         scores = {
-            item_id: f.dense_weight / (f.rrf_k + dense_rank[item_id])
-            if item_id in dense_rank else 0.0
-            for item_id in best
+            item: f.dense_weight / (f.rrf_k + dense_rank[item]) if item in dense_rank else 0.0
+            for item in best
         }
-        for item_id, rank in bm25_rank.items():
-            scores[item_id] += f.bm25_weight / (f.rrf_k + rank)
-        ordered = sorted(scores, key=lambda i: (-scores[i], i))[:k]
+        for item, rank in bm25_rank.items():
+            scores[item] += f.bm25_weight / (f.rrf_k + rank)
+        ordered = sorted(scores, key=lambda i: (-scores[i], ids[i]))[:k]
         hits = []
-        shown = snapshot.shown([best[item_id] for item_id in ordered])
-        for n, (item_id, row) in enumerate(zip(ordered, shown, strict=True), 1):
+        shown = snapshot.shown([best[item] for item in ordered])
+        for n, (item, row) in enumerate(zip(ordered, shown, strict=True), 1):
             hits.append(Hit(
-                item_id=item_id, project=row["project"], type=CardType(row["type"]),
-                path=row["path"], l0=row["l0"], l1=row["l1"], rank=n, rrf=scores[item_id],
-                cosine=cosine.get(item_id, 0.0), bm25=bm25.get(item_id, 0.0),
-                dense_rank=dense_rank.get(item_id), bm25_rank=bm25_rank.get(item_id),
+                item_id=ids[item], project=row["project"], type=CardType(row["type"]),
+                path=row["path"], l0=row["l0"], l1=row["l1"], rank=n, rrf=scores[item],
+                cosine=cosine.get(item, 0.0), bm25=bm25.get(item, 0.0),
+                dense_rank=dense_rank.get(item), bm25_rank=bm25_rank.get(item),
                 heading=row["heading"], text=row["text"],
             ))
         return hits
 
 
 def _item_ranks(
-    snapshot: Snapshot, ranked: Ranked, best: dict[str, int]
-) -> tuple[dict[str, int], dict[str, float]]:
-    """1-based rank and score of each item by its best chunk; the first leg to see an item
-    keeps its best chunk as the one shown."""
-    ranks: dict[str, int] = {}
-    scores: dict[str, float] = {}
-    for row, score in ranked:
-        item_id = snapshot.item_ids[row]
-        if item_id not in ranks:
-            ranks[item_id] = len(ranks) + 1
-            scores[item_id] = score
-            best.setdefault(item_id, row)
+    snapshot: Snapshot, ranked: Ranked, best: dict[int, int]
+) -> tuple[dict[int, int], dict[int, float]]:
+    """1-based rank and score of each item (by its code) by its best chunk; the first leg
+    to see an item keeps its best chunk as the one shown."""
+    ranks: dict[int, int] = {}
+    scores: dict[int, float] = {}
+    items = snapshot.item_of[[row for row, _ in ranked]].tolist() if ranked else []
+    for (row, score), item in zip(ranked, items, strict=True):
+        if item not in ranks:
+            ranks[item] = len(ranks) + 1
+            scores[item] = score
+            best.setdefault(item, row)
     return ranks, scores
 
 

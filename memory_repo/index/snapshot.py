@@ -37,7 +37,9 @@ _EPOCH = np.datetime64("1970-01-01", "D")
 _NEVER = np.iinfo(np.int32).max
 # Rows rescored exactly after the sign-bit scan; docs/index.md has the recall check.
 RESCORE = 1000
-DISPLAY = ("item_id", "project", "type", "path", "l0", "l1", "heading", "text")
+ITEM_FIELDS = ("item_id", "project", "type", "path", "l0", "l1")
+CHUNK_FIELDS = ("heading", "text")
+DISPLAY = ITEM_FIELDS + CHUNK_FIELDS
 
 
 class BM25Params(BaseModel):
@@ -48,27 +50,54 @@ class BM25Params(BaseModel):
 
 
 class Snapshot:
-    """Read-only after construction, so any number of request threads may share one."""
+    """Read-only after construction, so any number of request threads may share one.
 
-    def __init__(self, table: pa.Table, dim: int, bm25: BM25Params | None = None) -> None:
+    Built from a stream of record batches, so a load never holds the table's float32
+    vectors (300 MB at 100k cards) or its columns all at once: each batch is quantised and
+    dropped. Reading the whole table first peaked at ~2.3 GB and left ~150 MB more
+    resident after the load at 100k cards.
+    """
+
+    def __init__(
+        self, batches: pa.RecordBatchReader, dim: int, bm25: BM25Params | None = None
+    ) -> None:
+        display: list[pa.RecordBatch] = []
+        tokens: list[pa.Array] = []
+        flags: list[tuple[np.ndarray, np.ndarray]] = []
+        quantised: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for batch in batches:
+            display.append(batch.select(list(DISPLAY)))
+            tokens.append(batch.column("tokens"))
+            flags.append(_flags(batch))
+            vectors = batch.column("vector").flatten().to_numpy(zero_copy_only=False)
+            quantised.append(_quantise(vectors.reshape(batch.num_rows, dim)))
+        schema = batches.schema
+        table = pa.Table.from_batches(
+            display, pa.schema([schema.field(c) for c in DISPLAY])
+        ).combine_chunks()
+        del display
         self.rows = table.num_rows
-        self.display = table.select(list(DISPLAY)).combine_chunks()
-        self.item_ids: list[str] = self.display["item_id"].to_pylist()
-        self._project_codes, self.project_code = _codes(self.display["project"])
-        self._type_codes, self.type_code = _codes(self.display["type"])
-        self.active = ~(
-            table["superseded"].to_numpy(zero_copy_only=False)
-            | table["archived"].to_numpy(zero_copy_only=False)
+        # An item's fields are the same on each of its chunks: held once per item (half
+        # the rows), with each row pointing at its item.
+        self.item_of = _codes(table["item_id"])[1]
+        first = np.unique(self.item_of, return_index=True)[1]
+        self.items = table.select(list(ITEM_FIELDS)).take(first)
+        self.chunks = table.select(list(CHUNK_FIELDS))
+        del table
+        self._project_codes, item_project = _codes(self.items["project"])
+        self._type_codes, item_type = _codes(self.items["type"])
+        self.project_code = item_project[self.item_of]
+        self.type_code = item_type[self.item_of]
+        self.active = _joined([f[0] for f in flags], np.bool_)
+        self.expires = _joined([f[1] for f in flags], np.int32)
+        self.vectors = _joined([q[0] for q in quantised], np.int8).reshape(self.rows, dim)
+        self.scales = _joined([q[1] for q in quantised], np.float32)
+        words = -(-dim // 64)
+        self.codes = _joined([q[2] for q in quantised], np.uint64).reshape(self.rows, words)
+        del quantised
+        self._bm25 = _Postings(
+            pa.chunked_array(tokens, pa.string()).combine_chunks(), bm25 or BM25Params()
         )
-        expires = pc.fill_null(table["expires"].cast(pa.int32()), _NEVER)
-        self.expires = expires.to_numpy().astype(np.int32)
-        vectors = table["vector"].combine_chunks().values.to_numpy(zero_copy_only=False)
-        vectors = vectors.reshape(self.rows, dim)
-        self.scales = np.maximum(np.abs(vectors).max(axis=1, initial=0.0), 1e-12) / 127.0
-        self.vectors = np.round(vectors / self.scales[:, None]).astype(np.int8)
-        self.codes = _sign_codes(vectors)
-        self._bm25 = _Postings(table["tokens"].combine_chunks(), bm25 or BM25Params())
-        self._first_row = {item_id: n for n, item_id in reversed(list(enumerate(self.item_ids)))}
 
     # -- scope ------------------------------------------------------------------------
     def mask(self, prefilter: Prefilter) -> np.ndarray:
@@ -112,12 +141,19 @@ class Snapshot:
         return _top(scores, np.flatnonzero(mask & (scores > 0.0)), depth)
 
     def shown(self, ns: list[int]) -> list[dict[str, Any]]:
-        """The display columns of these rows, in this order (one Arrow take)."""
-        return self.display.take(np.asarray(ns, dtype=np.int64)).to_pylist()
+        """The display fields of these rows, in this order."""
+        rows = np.asarray(ns, dtype=np.int64)
+        items = self.items.take(self.item_of[rows]).to_pylist()
+        chunks = self.chunks.take(rows).to_pylist()
+        return [{**item, **chunk} for item, chunk in zip(items, chunks, strict=True)]
+
+    def ids_of(self, ns: list[int]) -> list[str]:
+        """The item id of each of these rows."""
+        return self.items["item_id"].take(self.item_of[np.asarray(ns, dtype=np.int64)]).to_pylist()
 
     def item_path(self, item_id: str) -> str | None:
-        n = self._first_row.get(item_id)
-        return None if n is None else self.display["path"][n].as_py()
+        n = pc.index(self.items["item_id"], item_id).as_py()
+        return None if n < 0 else self.items["path"][n].as_py()
 
 
 class _Postings:
@@ -140,12 +176,14 @@ class _Postings:
         self._vocab = {t: n for n, t in enumerate(encoded.dictionary.to_pylist())}
         term_ids = encoded.indices.to_numpy().astype(np.int64)
         pairs, tf = np.unique(term_ids * docs + owner, return_counts=True)
-        term_of, self._rows = pairs // docs, pairs % docs
+        term_of, rows = pairs // docs, pairs % docs
+        del pairs
         self._offsets = np.searchsorted(term_of, np.arange(len(self._vocab) + 1))
         df = np.diff(self._offsets)
         self._idf = np.log1p((len(documents) - df + 0.5) / (df + 0.5))
         avgdl = float(lengths.mean()) if len(documents) else 1.0
-        norm = params.k1 * (1 - params.b + params.b * lengths[self._rows] / max(avgdl, 1e-9))
+        norm = params.k1 * (1 - params.b + params.b * lengths[rows] / max(avgdl, 1e-9))
+        self._rows = rows.astype(np.int32)  # half the RAM of int64: ~5M postings at 100k
         self._weight = (tf * (params.k1 + 1) / (tf + norm)).astype(np.float32)
 
     def scores(self, terms: list[str], rows: int) -> np.ndarray:
@@ -158,6 +196,27 @@ class _Postings:
             start, end = self._offsets[term_id], self._offsets[term_id + 1]
             out[self._rows[start:end]] += self._idf[term_id] * self._weight[start:end]
         return out
+
+
+def _flags(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
+    """(active, expiry day) of each row; an open expiry is the largest day."""
+    active = ~(
+        batch.column("superseded").to_numpy(zero_copy_only=False)
+        | batch.column("archived").to_numpy(zero_copy_only=False)
+    )
+    expires = pc.fill_null(batch.column("expires").cast(pa.int32()), _NEVER)
+    return active, expires.to_numpy(zero_copy_only=False).astype(np.int32)
+
+
+def _quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """int8 with a per-row scale (cosine within ~0.002 of float32), and the sign bits."""
+    scales = (np.maximum(np.abs(vectors).max(axis=1, initial=0.0), 1e-12) / 127.0)
+    scales = scales.astype(np.float32)
+    return np.round(vectors / scales[:, None]).astype(np.int8), scales, _sign_codes(vectors)
+
+
+def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
 def _sign_codes(vectors: np.ndarray) -> np.ndarray:

@@ -93,17 +93,18 @@ def _item_rows(rows: list[dict]) -> dict[str, dict]:
 @given(rows=rows_strategy, prefilter=prefilter_strategy, query=st.lists(
     st.sampled_from(TERMS), min_size=1, max_size=3))
 def test_legs_return_exactly_the_admitted_rows(rows, prefilter, query) -> None:
-    snapshot = Snapshot(_table(rows), DIM)
+    snapshot = Snapshot(_table(rows).to_reader(max_chunksize=7), DIM)  # several batches
     by_item = _item_rows(rows)
     mask = snapshot.mask(prefilter)
     admitted = {item for item, row in by_item.items() if _admitted(row, prefilter)}
-    assert {snapshot.item_ids[n] for n in np.flatnonzero(mask)} == admitted
+    ids = snapshot.ids_of(list(range(snapshot.rows)))
+    assert {ids[n] for n in np.flatnonzero(mask)} == admitted
 
     vector = np.ones(DIM, dtype=np.float32) / math.sqrt(DIM)
-    dense = {snapshot.item_ids[n] for n, _ in snapshot.dense(vector, mask, 100)}
+    dense = {ids[n] for n, _ in snapshot.dense(vector, mask, 100)}
     assert dense == admitted
 
-    lexical = {snapshot.item_ids[n] for n, _ in snapshot.bm25(query, mask, 100)}
+    lexical = {ids[n] for n, _ in snapshot.bm25(query, mask, 100)}
     matching = {item for item in admitted if set(query) & set(by_item[item]["terms"])}
     assert lexical == matching
 
@@ -112,10 +113,11 @@ def test_legs_return_exactly_the_admitted_rows(rows, prefilter, query) -> None:
 @given(rows=rows_strategy, query=st.lists(st.sampled_from(TERMS), min_size=1, max_size=4),
        k1=st.floats(0.5, 2.0), b=st.floats(0.0, 1.0))
 def test_bm25_scores_equal_okapi_bm25(rows, query, k1, b) -> None:
-    snapshot = Snapshot(_table(rows), DIM, BM25Params(k1=k1, b=b))
+    snapshot = Snapshot(_table(rows).to_reader(), DIM, BM25Params(k1=k1, b=b))
     everything = Prefilter(clauses=[ScopeClause(projects=PROJECTS)], automatic=False)
     mask = snapshot.mask(everything)
-    got = {snapshot.item_ids[n]: s for n, s in snapshot.bm25(query, mask, len(rows))}
+    ids = snapshot.ids_of(list(range(snapshot.rows)))
+    got = {ids[n]: s for n, s in snapshot.bm25(query, mask, len(rows))}
 
     docs = {f"i{n:03d}": r["terms"] for n, r in enumerate(rows)}
     avgdl = sum(map(len, docs.values())) / len(docs)
@@ -150,7 +152,7 @@ def test_sign_bit_preselection_agrees_with_an_exact_scan(monkeypatch) -> None:
         "expires": pa.array([None] * count, pa.date32()), "tokens": [""] * count,
         "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
     })
-    snapshot = Snapshot(table, dim)
+    snapshot = Snapshot(table.to_reader(), dim)
     mask = snapshot.mask(Prefilter(clauses=[ScopeClause(projects=PROJECTS[:3])]))
     agree = []
     for query in vectors[rng.choice(count, 20, replace=False)] + 0.3 * rng.standard_normal(
@@ -161,7 +163,7 @@ def test_sign_bit_preselection_agrees_with_an_exact_scan(monkeypatch) -> None:
         fast = [n for n, _ in snapshot.dense(query, mask, 10)]
         monkeypatch.setattr(snapshot_module, "RESCORE", count)
         exact = [n for n, _ in snapshot.dense(query, mask, 10)]
-        original = np.array([int(snapshot.item_ids[n][1:]) for n in range(count)])
+        original = np.array([int(i[1:]) for i in snapshot.ids_of(list(range(count)))])
         admitted = original[mask]
         tenth = np.sort(vectors[admitted] @ query)[-10]
         # int8 rescoring may swap near-ties at the cut, never admit a clearly worse row.
