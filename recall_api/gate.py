@@ -20,11 +20,15 @@ from memory_repo.models import GLOBAL
 from profiles.model import Profile
 
 COSINE_WEIGHT = 0.5
+# Entries per hit-text cache: enough for the items a working set of prompts keeps
+# returning; at 32768 the two caches held ~60 MB of texts once a 100k-card memory had
+# served a few thousand different prompts.
+HIT_CACHE = 4096
 _LATIN = re.compile(r"[A-Za-z]")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
-@lru_cache(maxsize=32768)
+@lru_cache(maxsize=HIT_CACHE)
 def stems(text: str) -> frozenset[str]:
     """Content words folded to a crude stem, so 'environments' supports 'environment'.
 
@@ -49,7 +53,7 @@ def lexical_support(prompt_stems: frozenset[str], hit: Hit) -> float:
     return len(prompt_stems & item) / len(prompt_stems)
 
 
-@lru_cache(maxsize=32768)
+@lru_cache(maxsize=HIT_CACHE)
 def latin_share(text: str) -> float:
     """Share of Latin letters among Latin letters and CJK characters (1.0 for neither).
 

@@ -10,4 +10,7 @@ NAMES = (
     "search", "serve", "sessions", "token",
 )
 
-MODULES: list[ModuleType] = [import_module(f"dose_mem.cli.{name}") for name in NAMES]
+
+
+def modules(names: tuple[str, ...] = NAMES) -> list[ModuleType]:
+    return [import_module(f"dose_mem.cli.{name}") for name in names]

@@ -2,7 +2,8 @@
 
 Loading the full CLI imports every command (the index, LanceDB, Prefect) and takes
 seconds; a hook runs on every prompt under a 2 s budget, so ``dose-mem hook claude-code``
-is dispatched here with only the standard library imported.
+is dispatched here with only the standard library imported, and ``dose-mem serve`` with
+only the serve command.
 """
 
 from __future__ import annotations
@@ -31,9 +32,27 @@ def main() -> None:
             timeout = None
         claude_code_hook(timeout)
         sys.exit(0)
+    if _command(args) == "serve":
+        # The service imports only what it serves with: the full CLI pulls in the LLM
+        # client, plotting and git libraries, ~50 MB resident for the life of the service.
+        from dose_mem.cli.build import make_app
+
+        make_app(("serve",))()
+        return
     from dose_mem.cli.main import app
 
     app()
+
+
+def _command(args: list[str]) -> str | None:
+    """The sub-command named in ``args`` (after the global ``--home``), if any."""
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--home":
+            next(rest, None)
+        elif not arg.startswith("-"):
+            return arg
+    return None
 
 
 if __name__ == "__main__":

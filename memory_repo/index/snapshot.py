@@ -125,15 +125,18 @@ class Snapshot:
         """(row, cosine) of the ``depth`` nearest admitted rows, best first."""
         rows = np.flatnonzero(mask)
         if rows.size > RESCORE:
-            bits = np.bitwise_count(self.codes ^ _sign_codes(vector[None, :])[0])
+            query = _sign_codes(vector[None, :])[0]
+            # A narrow scope gathers its rows' codes first; a wide one scans them all in
+            # place (a gather of most rows costs more than the rows it skips).
+            narrow = rows.size * 3 < self.rows
+            bits = np.bitwise_count((self.codes[rows] if narrow else self.codes) ^ query)
             # Word by word: an axis-1 reduction over 6 columns is 5x slower.
             distance = bits[:, 0].astype(np.uint16)
             for word in range(1, bits.shape[1]):
                 distance += bits[:, word]
-            rows = _nearest(rows, distance[rows], RESCORE)
-        scores = np.zeros(self.rows, dtype=np.float32)
-        scores[rows] = (self.vectors[rows].astype(np.float32) @ vector) * self.scales[rows]
-        return _top(scores, rows, depth)
+            rows = _nearest(rows, distance if narrow else distance[rows], RESCORE)
+        cosine = (self.vectors[rows].astype(np.float32) @ vector) * self.scales[rows]
+        return _top_of(rows, cosine, depth)
 
     def bm25(self, terms: list[str], mask: np.ndarray, depth: int) -> list[tuple[int, float]]:
         """(row, BM25) of the ``depth`` best admitted rows that match any term."""
@@ -187,15 +190,20 @@ class _Postings:
         self._weight = (tf * (params.k1 + 1) / (tf + norm)).astype(np.float32)
 
     def scores(self, terms: list[str], rows: int) -> np.ndarray:
-        """Query terms are summed once per occurrence, as BM25's query term frequency."""
-        out = np.zeros(rows, dtype=np.float32)
-        for term in terms:
-            term_id = self._vocab.get(term)
-            if term_id is None:
-                continue
-            start, end = self._offsets[term_id], self._offsets[term_id + 1]
-            out[self._rows[start:end]] += self._idf[term_id] * self._weight[start:end]
-        return out
+        """Query terms are summed once per occurrence, as BM25's query term frequency.
+
+        One ``bincount`` over the query's postings rather than a scatter-add per term:
+        a query here touches ~360k postings at 100k cards, 1.7 ms instead of 2.9.
+        """
+        spans = [
+            (self._offsets[t], self._offsets[t + 1], np.float32(self._idf[t]))
+            for t in (self._vocab.get(term) for term in terms) if t is not None
+        ]
+        if not spans:
+            return np.zeros(rows, dtype=np.float32)
+        postings = np.concatenate([self._rows[start:end] for start, end, _ in spans])
+        weights = np.concatenate([self._weight[start:end] * idf for start, end, idf in spans])
+        return np.bincount(postings, weights=weights, minlength=rows).astype(np.float32)
 
 
 def _flags(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
@@ -256,9 +264,15 @@ def _nearest(rows: np.ndarray, distance: np.ndarray, count: int) -> np.ndarray:
 
 def _top(scores: np.ndarray, rows: np.ndarray, depth: int) -> list[tuple[int, float]]:
     """The ``depth`` best of ``rows`` by score, best first, ties broken by row."""
+    return _top_of(rows, scores[rows], depth)
+
+
+def _top_of(rows: np.ndarray, scores: np.ndarray, depth: int) -> list[tuple[int, float]]:
+    """The same, given the score of each of ``rows``."""
     if rows.size == 0 or depth <= 0:
         return []
     if rows.size > depth:
-        rows = rows[np.argpartition(-scores[rows], depth - 1)[:depth]]
-    order = np.lexsort((rows, -scores[rows]))
-    return [(int(rows[i]), float(scores[rows[i]])) for i in order]
+        keep = np.argpartition(-scores, depth - 1)[:depth]
+        rows, scores = rows[keep], scores[keep]
+    order = np.lexsort((rows, -scores))
+    return [(int(rows[i]), float(scores[i])) for i in order]

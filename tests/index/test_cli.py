@@ -64,3 +64,16 @@ def test_bench_locomo_one_conversation_json(tmp_path: Path) -> None:
     for scores in report["systems"].values():
         assert 0.0 < scores["recall@5"] <= scores["recall@10"] <= 1.0
     assert report["systems"]["bm25"]["recall@10"] > 0.4
+
+
+def test_serve_is_dispatched_to_a_cli_with_only_serve() -> None:
+    """``dose-mem serve`` must not load the other commands' libraries for its lifetime."""
+    from typer.main import get_command
+
+    from dose_mem.cli.build import make_app
+    from dose_mem.cli.entry import _command
+
+    assert _command(["--home", "/tmp/serve", "serve", "--port", "1"]) == "serve"
+    assert _command(["--home", "serve", "reindex"]) == "reindex"
+    assert _command(["--help"]) is None
+    assert sorted(get_command(make_app(("serve",))).commands) == ["serve"]  # type: ignore[attr-defined]
