@@ -309,12 +309,13 @@ def _registry_hash(root: Path) -> str:
 
 def _head(root: Path) -> str | None:
     try:
-        return _git(root, "rev-parse", "--verify", "-q", "HEAD").strip() or None
+        return _git_parallel(root, [["rev-parse", "--verify", "-q", "HEAD"]])[0].strip() or None
     except (OSError, subprocess.CalledProcessError):
         return None
 
 
 def _git_parallel(root: Path, commands: list[list[str]]) -> list[str]:
+    """Each command's stdout; they run side by side."""
     if not (root / ".git").exists():
         raise OSError("not a git repository")
     running = [
@@ -329,10 +330,4 @@ def _git_parallel(root: Path, commands: list[list[str]]) -> list[str]:
     return outputs
 
 
-def _git(root: Path, *args: str) -> str:
-    if not (root / ".git").exists():
-        raise OSError("not a git repository")
-    return subprocess.run(
-        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
-    ).stdout
 
