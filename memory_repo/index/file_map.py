@@ -43,10 +43,6 @@ class FileMap:
     table: pa.Table
 
     @classmethod
-    def empty(cls) -> FileMap:
-        return cls(SCHEMA.empty_table())
-
-    @classmethod
     def of(
         cls, hashes: dict[str, str], items: Iterable[Item], superseded: set[str],
         registry: Registry,

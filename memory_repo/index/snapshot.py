@@ -80,7 +80,7 @@ class Snapshot:
         self.rows = table.num_rows
         # An item's fields are the same on each of its chunks: held once per item (half
         # the rows), with each row pointing at its item.
-        self.item_of = _codes(table["item_id"])[1]
+        self.item_of = _encoded(table["item_id"])[1]  # no id -> code dict: ids come by row
         first = np.unique(self.item_of, return_index=True)[1]
         self.items = table.select(list(ITEM_FIELDS)).take(first)
         self.chunks = table.select(list(CHUNK_FIELDS))
@@ -256,9 +256,14 @@ def _lookup(size: int, codes: list[int]) -> np.ndarray:
 
 def _codes(column: pa.ChunkedArray) -> tuple[dict[str, int], np.ndarray]:
     """A string column as small integer codes, and the code of each value."""
+    dictionary, indices = _encoded(column)
+    return {value: n for n, value in enumerate(dictionary.to_pylist())}, indices
+
+
+def _encoded(column: pa.ChunkedArray) -> tuple[pa.Array, np.ndarray]:
+    """The distinct values, and each row's index into them."""
     encoded = column.dictionary_encode().combine_chunks()
-    codes = {value: n for n, value in enumerate(encoded.dictionary.to_pylist())}
-    return codes, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+    return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
 
 
 def _nearest(rows: np.ndarray, distance: np.ndarray, count: int) -> np.ndarray:
