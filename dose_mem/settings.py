@@ -7,6 +7,7 @@ The home directory holds the memory repository (the truth) and the state directo
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -32,6 +33,10 @@ class Settings(BaseSettings):
     # cores, recalls/s: 2 threads 179, 3 202, 4 211-222, 6 177, 8 168, 40 (anyio's
     # default) 155.
     request_threads: int = Field(default=4, ge=1)
+    # How the service reads an index version: in a child process that hands over the
+    # finished snapshot (keeps lancedb and the load's scratch memory out of the service:
+    # -150 MB resident at 100k cards), or "inline" in the service itself.
+    snapshot_loader: Literal["subprocess", "inline"] = "subprocess"
 
     embedder: str = "local"
     embedding_base_url: str | None = None

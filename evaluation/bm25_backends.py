@@ -133,7 +133,7 @@ class SnapshotBM25:
             table.schema.get_field_index("vector"), "vector",
             table["vector"].cast(pa.list_(pa.float32(), 1)),
         )
-        self.snapshot = Snapshot(table.to_reader(), 1, self.params)
+        self.snapshot = Snapshot.from_batches(table.to_reader(), 1, self.params)
 
     def search(self, query: str, prefilter: Prefilter, n: int) -> list[str]:
         mask = self.snapshot.mask(prefilter)

@@ -51,6 +51,7 @@ def build_services(settings: Settings) -> Services:
         load_profiles(settings.profiles_path),
         make_embedder(settings, for_queries=True),
         search_log=settings.state_path / "search_log.jsonl",
+        loader=settings.snapshot_loader,
     )
     engine.warm_up()
     return Services(settings=settings, engine=engine, tokens=TokenStore(tokens_path(settings)))

@@ -7,7 +7,6 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from starlette.concurrency import run_in_threadpool
 
 from dose_mem.settings import Settings
 from recall_api.engine import RecallEngine
@@ -26,11 +25,10 @@ _bearer = HTTPBearer(auto_error=False)
 
 
 async def services(request: Request) -> Services:
-    """Async, like ``identity``: a sync dependency costs a thread hop per request. The rare
-    index reload does run on a worker thread, so the event loop never waits on it."""
+    """Async, like ``identity``: a sync dependency costs a thread hop per request. A new
+    index version is loaded on a thread of its own; no request waits for it."""
     svc: Services = request.app.state.services
-    if svc.engine.index.changed():
-        await run_in_threadpool(svc.engine.refresh)
+    svc.engine.refresh_soon()
     return svc
 
 

@@ -21,6 +21,7 @@ from memory_repo.index.embedders import Embedder, make_embedder
 from memory_repo.index.hits import Hit
 from memory_repo.index.query import Index
 from memory_repo.index.scope import Prefilter, ScopeClause
+from memory_repo.index.snapshot_load import Loader
 from memory_repo.layers import l0, l1, l2
 from memory_repo.models import GLOBAL, Item, Project, Registry
 from memory_repo.registry import REGISTRY_FILE, load_registry
@@ -50,9 +51,12 @@ class RecallEngine:
         *,
         search_log: Path | None = None,
         today: Callable[[], dt.date] = dt.date.today,
+        loader: Loader = "inline",
     ) -> None:
         self.memory_root = Path(memory_root)
-        self.index = Index.open(Path(index_dir), embedder or make_embedder(Settings()))
+        self.index = Index.open(
+            Path(index_dir), embedder or make_embedder(Settings()), loader=loader
+        )
         self.profiles = profiles
         self.sessions = SessionTracker()
         self.search_log = search_log
@@ -60,6 +64,7 @@ class RecallEngine:
         self._registry_mtime = -1.0
         self._registry = Registry()
         self._lock = threading.Lock()
+        self._reload: threading.Thread | None = None
 
     # -- state that may change under a running service -------------------------------
     @property
@@ -84,6 +89,23 @@ class RecallEngine:
         except Exception:
             log.warning("index reload failed; still serving the previous version", exc_info=True)
             return False
+
+    def refresh_soon(self) -> None:
+        """When the index moved, start ``refresh`` on its own thread unless one is
+        running; return at once (one stat when nothing changed).
+
+        For the request path: a load takes a child process's start plus the read (~2 s at
+        the demo's size, longer at 100k cards), and the request that noticed the new
+        version, like every other, answers from the snapshot it has meanwhile.
+        """
+        if not self.index.changed():
+            return
+        with self._lock:
+            if self._reload is not None and self._reload.is_alive():
+                return
+            self._reload = threading.Thread(target=self.refresh, name="index-reload",
+                                            daemon=True)
+            self._reload.start()
 
     def warm_up(self) -> None:
         """Load the embedding model and the table's files now, not on an agent's first prompt."""

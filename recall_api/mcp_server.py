@@ -138,7 +138,7 @@ def build_server(
         id; use memory_read(id) for the full text."""
         svc = opened()
         who, engine = _caller(svc, identity), svc.engine
-        engine.refresh()
+        engine.refresh_soon()
         hits = engine.search(who, query, project=project, k=k)
         return {
             "hits": [
@@ -161,7 +161,7 @@ def build_server(
         """Read one memory item in full (all sections), even if superseded or archived."""
         svc = opened()
         who, engine = _caller(svc, identity), svc.engine
-        engine.refresh()
+        engine.refresh_soon()
         try:
             return item_view(engine.read(who, id))
         except UnknownItem as exc:
@@ -181,7 +181,7 @@ def build_server(
         to prepend; when nothing is injected, 'reason' says why."""
         svc = opened()
         who, engine = _caller(svc, identity), svc.engine
-        engine.refresh()
+        engine.refresh_soon()
         request = RecallRequest(
             prompt=prompt, session_id=session_id, turn=turn, cwd=cwd, project=project
         )

@@ -12,7 +12,6 @@ import threading
 from pathlib import Path
 from typing import Literal
 
-import lancedb
 from pydantic import BaseModel
 
 from memory_repo.errors import DoseMemError, EmbedderMismatch
@@ -21,14 +20,13 @@ from memory_repo.index.embedders import CachedEmbedder, Embedder
 from memory_repo.index.hits import Hit
 from memory_repo.index.meta import IndexMeta, meta_stamp, read_meta
 from memory_repo.index.scope import Prefilter
-from memory_repo.index.snapshot import DISPLAY, BM25Params, Snapshot
+from memory_repo.index.snapshot import BM25Params, Snapshot
+from memory_repo.index.snapshot_load import Loader, load
 from memory_repo.index.terms import bm25_terms
 from memory_repo.models import CardType
 
 Mode = Literal["hybrid", "dense", "bm25"]
-_COLUMNS = [*DISPLAY, "key", "superseded", "archived", "expires", "tokens", "vector"]
 Ranked = list[tuple[int, float]]
-_LOAD_BATCH = 8192
 
 
 class Fusion(BaseModel):
@@ -56,12 +54,13 @@ class IndexMissing(DoseMemError):
 class Index:
     def __init__(
         self, index_dir: Path, embedder: CachedEmbedder, fusion: Fusion | None = None,
-        bm25: BM25Params | None = None,
+        bm25: BM25Params | None = None, loader: Loader = "inline",
     ) -> None:
         self.index_dir = Path(index_dir)
         self.embedder = embedder
         self.fusion = fusion or Fusion()
         self.bm25_params = bm25 or BM25Params()
+        self.loader: Loader = loader
         self._stamp: tuple[int, int] | None = None
         self._loading = threading.Lock()
         self.snapshot = self._load()
@@ -69,12 +68,15 @@ class Index:
     @classmethod
     def open(
         cls, index_dir: Path, embedder: Embedder, fusion: Fusion | None = None,
-        bm25: BM25Params | None = None,
+        bm25: BM25Params | None = None, loader: Loader = "inline",
     ) -> Index:
         """Raises ``IndexMissing`` when nothing was built, ``EmbedderMismatch`` when another
-        embedder built it (its vectors are not comparable with this one's queries)."""
+        embedder built it (its vectors are not comparable with this one's queries).
+
+        ``loader="subprocess"`` reads each version in a child process (``snapshot_load``):
+        what a long-running service wants, not a one-off tool."""
         cached = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
-        return cls(index_dir, cached, fusion, bm25)
+        return cls(index_dir, cached, fusion, bm25, loader)
 
     def _load(self) -> Snapshot:
         stamp = meta_stamp(self.index_dir)
@@ -82,10 +84,7 @@ class Index:
         if meta is None:
             raise IndexMissing(f"no index at {self.index_dir}; run `dose-mem reindex`")
         _check_embedder(meta, self.embedder)
-        table = lancedb.connect(self.index_dir).open_table(meta.table)
-        table.checkout(meta.version)
-        batches = table.search().select(_COLUMNS).limit(None).to_batches(_LOAD_BATCH)
-        snapshot = Snapshot(batches, meta.dim, self.bm25_params)
+        snapshot = load(self.index_dir, meta, self.bm25_params, self.loader)
         release_memory()
         self._stamp = stamp
         return snapshot
@@ -138,19 +137,19 @@ class Index:
         best: dict[int, int] = {}
         dense_rank, cosine = _item_ranks(snapshot, dense, best)
         bm25_rank, bm25 = _item_ranks(snapshot, lexical, best)
-        ids = dict(zip(best, snapshot.ids_of(list(best.values())), strict=True))
         scores = {
             item: f.dense_weight / (f.rrf_k + dense_rank[item]) if item in dense_rank else 0.0
             for item in best
         }
         for item, rank in bm25_rank.items():
             scores[item] += f.bm25_weight / (f.rrf_k + rank)
-        ordered = sorted(scores, key=lambda i: (-scores[i], ids[i]))[:k]
+        # Item codes follow item ids (``Snapshot``): ties break by id.
+        ordered = sorted(scores, key=lambda i: (-scores[i], i))[:k]
         hits = []
         shown = snapshot.shown([best[item] for item in ordered])
         for n, (item, row) in enumerate(zip(ordered, shown, strict=True), 1):
             hits.append(Hit(
-                item_id=ids[item], project=row["project"], type=CardType(row["type"]),
+                item_id=row["item_id"], project=row["project"], type=CardType(row["type"]),
                 path=row["path"], l0=row["l0"], l1=row["l1"], rank=n, rrf=scores[item],
                 cosine=cosine.get(item, 0.0), bm25=bm25.get(item, 0.0),
                 dense_rank=dense_rank.get(item), bm25_rank=bm25_rank.get(item),

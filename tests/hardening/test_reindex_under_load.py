@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+import time
 from pathlib import Path
 
 import httpx
@@ -65,8 +66,15 @@ def test_reindex_during_recall_load(demo: Settings, services: Services,
             refresh(demo.memory_path, demo.index_path, embedder)  # one merge_insert commit
             _add_card(demo.memory_path, "zq-cache-two")
             rebuild(demo.memory_path, demo.index_path, embedder)  # a new table, then switch
+            # The service loads the new version in a child process (~2 s) and answers
+            # from the old one meanwhile; wait for the new one, then a few more answers.
+            deadline = time.monotonic() + 120
+            while not failures and time.monotonic() < deadline and not any(
+                "zq-cache-two" in ids for _, ids in answers
+            ):
+                stop.wait(0.05)
             seen = len(answers)
-            while len(answers) < seen + 8 and not failures:  # some answers from the new index
+            while len(answers) < seen + 8 and not failures:
                 stop.wait(0.05)
         finally:
             stop.set()
