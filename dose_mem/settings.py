@@ -34,8 +34,8 @@ class Settings(BaseSettings):
     # default) 155.
     request_threads: int = Field(default=4, ge=1)
     # How the service reads an index version: in a child process that hands over the
-    # finished snapshot (keeps lancedb and the load's scratch memory out of the service:
-    # -150 MB resident at 100k cards), or "inline" in the service itself.
+    # finished snapshot (lancedb, ~67 MB, and the load's scratch memory stay out of the
+    # service; docs/index.md), or "inline" in the service itself.
     snapshot_loader: Literal["subprocess", "inline"] = "subprocess"
 
     embedder: str = "local"

@@ -7,6 +7,8 @@ fit. The byte count covers every byte of the injected text, header included.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from memory_repo.index.hits import Hit
 from memory_repo.text import utf8_len
 from profiles.model import Level, Profile
@@ -26,7 +28,10 @@ def render(hit: Hit, level: Level) -> str:
     return f"{line} [{hit.project}/{hit.type.value}] ({link(hit.item_id)})\n"
 
 
-def assemble(scored: list[tuple[Hit, float]], profile: Profile) -> tuple[list[InjectedItem], str]:
+def assemble(
+    scored: Iterable[tuple[Hit, float]], profile: Profile
+) -> tuple[list[InjectedItem], str]:
+    """Takes ``scored`` lazily and stops at ``max_items``: a generator's rest is never run."""
     items: list[InjectedItem] = []
     text = HEADER
     for hit, value in scored:

@@ -125,7 +125,8 @@ class Index:
             vector = self.embedder.embed_query(query)
             dense = snapshot.dense(vector, mask, depth)
         if mode != "dense":
-            lexical = snapshot.bm25(bm25_terms(query).split(), mask, depth)
+            terms = bm25_terms(query).split()
+            lexical = snapshot.bm25(terms, mask, depth, snapshot.runs(prefilter))
         return self._fuse(snapshot, dense, lexical, k)
 
     def item_path(self, item_id: str) -> str | None:

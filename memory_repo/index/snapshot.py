@@ -93,6 +93,7 @@ class Snapshot:
         self._scope_code = (
             item_project * len(self._type_codes) + item_type
         ).astype(np.int32)[self.item_of]
+        self._runs = _runs(item_project[self.item_of])
         self._alive_until = np.where(_numpy(rows, "active"), _numpy(rows, "expires"), 0)
         self.scales = _numpy(rows, "scale")
         self.vectors = _numpy(rows, "vector")
@@ -123,6 +124,10 @@ class Snapshot:
             display, pa.schema([schema.field(c) for c in DISPLAY])
         ).combine_chunks()
         del display
+        # Rows in project order, so each project's rows are one range (``runs``).
+        order = pc.sort_indices(table["project"]).to_numpy()
+        table = table.take(order)
+        documents = pa.chunked_array(tokens, pa.string()).combine_chunks().take(order)
         # An item's fields are the same on each of its chunks: held once per item (half
         # the rows), with each row pointing at its item. Items are numbered in id order,
         # so ranking ties break by id without fetching any id.
@@ -131,13 +136,13 @@ class Snapshot:
         item_of = pc.index_in(ids, value_set=unique.take(pc.sort_indices(unique)))
         item_of = item_of.to_numpy().astype(np.int32)
         first = np.unique(item_of, return_index=True)[1]
-        vectors = _joined([q[0] for q in quantised], np.int8)
-        codes = _joined([q[2] for q in quantised], np.uint64).reshape(-1, -(-dim // 64))
+        vectors = _joined([q[0] for q in quantised], np.int8).reshape(-1, dim)[order]
+        codes = _joined([q[2] for q in quantised], np.uint64).reshape(-1, -(-dim // 64))[order]
         rows = pa.table({
             "item_of": item_of,
-            "active": _joined([f[0] for f in flags], np.bool_),
-            "expires": _joined([f[1] for f in flags], np.int32),
-            "scale": _joined([q[1] for q in quantised], np.float32),
+            "active": _joined([f[0] for f in flags], np.bool_)[order],
+            "expires": _joined([f[1] for f in flags], np.int32)[order],
+            "scale": _joined([q[1] for q in quantised], np.float32)[order],
             "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), dim),
             # A column per 64-bit word of the sign bits: see ``_hamming``.
             **{f"code_{w}": np.ascontiguousarray(codes[:, w]) for w in range(codes.shape[1])},
@@ -145,7 +150,6 @@ class Snapshot:
         })
         items = table.select(list(ITEM_FIELDS)).take(first)
         del table, quantised
-        documents = pa.chunked_array(tokens, pa.string()).combine_chunks()
         return cls(Parts(rows, items, *_postings(documents, bm25 or BM25Params())))
 
     # -- scope ------------------------------------------------------------------------
@@ -166,6 +170,16 @@ class Snapshot:
                     self._masks.popitem(last=False)
             return mask
         return np.unpackbits(bits, count=self.rows).view(bool)
+
+    def runs(self, prefilter: Prefilter, share: float = 1 / 3) -> list[tuple[int, int]] | None:
+        """The row ranges holding every row of the prefilter's projects, when they hold
+        less than ``share`` of all rows (a narrow scope); None for a wide one."""
+        projects = {self._project_codes[p] for clause in prefilter.clauses
+                    for p in clause.projects if p in self._project_codes}
+        runs = sorted(run for p in projects for run in self._runs[p])
+        if sum(end - start for start, end in runs) >= share * self.rows:
+            return None
+        return runs
 
     def _mask(self, prefilter: Prefilter) -> np.ndarray:
         """Any clause's projects (and types), then the lifecycle rule when the prefilter
@@ -206,9 +220,13 @@ class Snapshot:
         cosine = (self.vectors[rows].astype(np.float32) @ vector) * self.scales[rows]
         return _top_of(rows, cosine, depth)
 
-    def bm25(self, terms: list[str], mask: np.ndarray, depth: int) -> list[tuple[int, float]]:
-        """(row, BM25) of the ``depth`` best admitted rows that match any term."""
-        scores = self._bm25.scores(terms, self.rows)
+    def bm25(
+        self, terms: list[str], mask: np.ndarray, depth: int,
+        runs: list[tuple[int, int]] | None = None,
+    ) -> list[tuple[int, float]]:
+        """(row, BM25) of the ``depth`` best admitted rows that match any term; ``runs``
+        (from ``runs()``) limits the postings read to those row ranges."""
+        scores = self._bm25.scores(terms, self.rows, runs)
         np.multiply(scores, mask, out=scores)
         return _best(scores, depth)
 
@@ -270,7 +288,9 @@ class _Postings:
         self._rows = _numpy(postings, "row")
         self._weight = _numpy(postings, "weight")
 
-    def scores(self, terms: list[str], rows: int) -> np.ndarray:
+    def scores(
+        self, terms: list[str], rows: int, runs: list[tuple[int, int]] | None = None
+    ) -> np.ndarray:
         """Query terms are summed once per occurrence, as BM25's query term frequency.
 
         Term by term into float32 with ``np.add.at``: its temporaries are one term's
@@ -278,13 +298,37 @@ class _Postings:
         cards) was as fast alone, but converted them to 64-bit first: ~9 MB of fresh
         memory per query, which the request threads' malloc arenas kept returning to the
         OS and faulting back in (4 ms of system time per recall under load).
+
+        With ``runs``, only the postings inside those row ranges are read; a term's
+        postings are in row order, so each range is one slice found by binary search.
         """
         scores = np.zeros(rows, dtype=np.float32)
+        bounds = None if runs is None else np.array(runs, dtype=np.int64).reshape(-1)
         for t in (self._vocab.get(term) for term in terms):
-            if t is not None:
-                span = slice(self._offsets[t], self._offsets[t + 1])
-                np.add.at(scores, self._rows[span], self._weight[span])
+            if t is None:
+                continue
+            hit = self._rows[self._offsets[t] : self._offsets[t + 1]]
+            weight = self._weight[self._offsets[t] : self._offsets[t + 1]]
+            if bounds is None:
+                np.add.at(scores, hit, weight)
+                continue
+            # A term's postings are in row order: each run is one slice.
+            cuts = np.searchsorted(hit, bounds).tolist()
+            for start, end in zip(cuts[::2], cuts[1::2], strict=True):
+                np.add.at(scores, hit[start:end], weight[start:end])
         return scores
+
+
+def _runs(project: np.ndarray) -> dict[int, list[tuple[int, int]]]:
+    """Each project code's row ranges (one each when rows are in project order)."""
+    runs: dict[int, list[tuple[int, int]]] = {}
+    if not len(project):
+        return runs
+    starts = np.flatnonzero(np.diff(project, prepend=-1))
+    ends = [*starts[1:].tolist(), len(project)]
+    for start, end in zip(starts.tolist(), ends, strict=True):
+        runs.setdefault(int(project[start]), []).append((start, end))
+    return runs
 
 
 def _scope_key(prefilter: Prefilter) -> Hashable:

@@ -110,9 +110,14 @@ def test_legs_return_exactly_the_admitted_rows(rows, prefilters, query) -> None:
         dense = {ids[n] for n, _ in snapshot.dense(vector, mask, 100)}
         assert dense == admitted
 
-        lexical = {ids[n] for n, _ in snapshot.bm25(query, mask, 100)}
+        lexical = snapshot.bm25(query, mask, 100)
         matching = {item for item in admitted if set(query) & set(by_item[item]["terms"])}
-        assert lexical == matching
+        assert {ids[n] for n, _ in lexical} == matching
+        # Reading only the scope's row ranges changes nothing (share=1: always ranges).
+        runs = snapshot.runs(prefilter, share=1.0)
+        if runs is not None:
+            assert all(any(a <= n < b for a, b in runs) for n in np.flatnonzero(mask))
+            assert snapshot.bm25(query, mask, 100, runs) == lexical
 
 
 @settings(max_examples=100, deadline=None)
