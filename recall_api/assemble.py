@@ -35,8 +35,6 @@ def assemble(
     items: list[InjectedItem] = []
     text = HEADER
     for hit, value in scored:
-        if len(items) >= profile.max_items:
-            break
         piece = render(hit, profile.level)
         if utf8_len(text) + utf8_len(piece) > profile.budget_bytes:
             continue
@@ -55,4 +53,6 @@ def assemble(
                 rank=hit.rank,
             )
         )
+        if len(items) == profile.max_items:  # checked before the next hit is pulled
+            break
     return items, (text if items else "")

@@ -244,7 +244,7 @@ def _passing(
 ) -> Iterator[tuple[Hit, float]]:
     """The hits that pass the gate, with their scores, judged one at a time as assembly
     takes them: it stops at the profile's item cap, and the hits after that are never
-    segmented (most of the gate's cost; a working-profile recall judged 10, now ~3)."""
+    segmented (most of the gate's cost; a working-profile recall judged 10, now ~2.2)."""
     for hit in hits:
         ok, value = passes(words, hit, profile, trust, cued=cued, project=project)
         if ok:
