@@ -76,7 +76,7 @@ class Snapshot:
     so any number of request threads may share one.
 
     Its numpy arrays are views of the ``Parts`` tables, so the snapshot built in this
-    process and the one received from a loader process are the same object, byte for byte.
+    process and the one received from a loader process are the same, byte for byte.
     """
 
     def __init__(self, parts: Parts) -> None:
@@ -280,7 +280,7 @@ def _postings(documents: pa.Array, params: BM25Params) -> tuple[pa.Table, pa.Tab
 
 
 class _Postings:
-    """Term -> (rows, tf part of BM25) as flat numpy arrays sliced by term offsets."""
+    """Term -> (rows, BM25 weights) as flat numpy arrays sliced by term offsets."""
 
     def __init__(self, terms: pa.Table, postings: pa.Table) -> None:
         self._vocab = {t: n for n, t in enumerate(terms["term"].to_pylist())}
@@ -358,7 +358,7 @@ def _quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _numpy(table: pa.Table, name: str) -> np.ndarray:
     """A column as numpy, without a copy where Arrow's layout allows (all but booleans);
-    fixed-size lists come flat."""
+    a fixed-size list column comes as a (rows, width) array."""
     column = table[name]
     array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
     if pa.types.is_fixed_size_list(array.type):

@@ -28,7 +28,7 @@ from memory_repo.index.meta import IndexMeta
 from memory_repo.index.snapshot import DISPLAY, BM25Params, Parts, Snapshot
 
 Loader = Literal["inline", "subprocess"]
-COLUMNS = [*DISPLAY, "key", "superseded", "archived", "expires", "tokens", "vector"]
+COLUMNS = [*DISPLAY, "superseded", "archived", "expires", "tokens", "vector"]
 LOAD_BATCH = 8192
 
 
