@@ -11,6 +11,5 @@ NAMES = (
 )
 
 
-
 def modules(names: tuple[str, ...] = NAMES) -> list[ModuleType]:
     return [import_module(f"dose_mem.cli.{name}") for name in names]

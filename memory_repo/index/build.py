@@ -328,6 +328,3 @@ def _git_parallel(root: Path, commands: list[list[str]]) -> list[str]:
         if process.returncode:
             raise subprocess.CalledProcessError(process.returncode, ["git", *args])
     return outputs
-
-
-

@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -67,8 +67,7 @@ class Parts:
     postings: pa.Table
 
     def named(self) -> dict[str, pa.Table]:
-        return {"rows": self.rows, "items": self.items, "terms": self.terms,
-                "postings": self.postings}
+        return {field.name: getattr(self, field.name) for field in fields(self)}
 
 
 class Snapshot:

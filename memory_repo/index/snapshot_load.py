@@ -17,6 +17,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
+from dataclasses import fields
 from pathlib import Path
 from typing import Literal
 
@@ -91,9 +92,9 @@ def write_parts(parts: Parts, directory: Path) -> None:
 def read_parts(directory: Path) -> Parts:
     """Read into memory, not mapped: the files are deleted as soon as this returns."""
     tables = {}
-    for name in ("rows", "items", "terms", "postings"):
-        with pa.OSFile(str(directory / f"{name}.arrow")) as source:
-            tables[name] = pa.ipc.open_file(source).read_all()
+    for field in fields(Parts):
+        with pa.OSFile(str(directory / f"{field.name}.arrow")) as source:
+            tables[field.name] = pa.ipc.open_file(source).read_all()
     return Parts(**tables)
 
 
