@@ -27,6 +27,7 @@ down: env
 
 test: env
 	$(RUN) ruff check .
+	$(RUN) ruff format --check .
 	$(RUN) pytest -n 2 --dist loadfile -p no:cacheprovider
 
 lint: env

@@ -96,9 +96,10 @@ class Bench:
                 writing = time.perf_counter() - started
                 report = rebuild(settings.memory_path, settings.index_path, self.embedder)
                 self.builds[cards] = (writing, report)
-                record.write_text(json.dumps(
-                    {"writing_s": writing, "report": report.model_dump(mode="json")}
-                ), encoding="utf-8")
+                record.write_text(
+                    json.dumps({"writing_s": writing, "report": report.model_dump(mode="json")}),
+                    encoding="utf-8",
+                )
             self.homes[cards] = settings
         return self.homes[cards]
 
@@ -116,8 +117,17 @@ def _git_commit_all(root: Path, message: str) -> None:
     if not (root / ".git").exists():
         git("init", "-q")
     git("add", "-A")
-    git("-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q",
-        "--allow-empty", "-m", message)
+    git(
+        "-c",
+        "user.name=bench",
+        "-c",
+        "user.email=bench@localhost",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        message,
+    )
 
 
 def _du_mb(path: Path) -> float:
@@ -131,7 +141,8 @@ def build_time(bench: Bench) -> dict[str, Any]:
         settings = bench.home(cards)
         writing, report = bench.builds[cards]
         out[label(cards)] = {
-            "chunks": report.chunks_total, "rebuild_s": round(report.seconds, 1),
+            "chunks": report.chunks_total,
+            "rebuild_s": round(report.seconds, 1),
             "chunks_per_s": round(report.chunks_total / report.seconds, 1),
             "writing_cards_and_git_s": round(writing, 1),
             "index_mb": _du_mb(settings.index_path),
@@ -168,18 +179,24 @@ def refresh_time(bench: Bench) -> dict[str, Any]:
 
 def _engine(settings: Settings) -> RecallEngine:
     """Configured as ``dose-mem serve`` configures its engine (query-side embedder)."""
-    engine = RecallEngine(settings.memory_path, settings.index_path,
-                          load_profiles(settings.profiles_path),
-                          make_embedder(settings, for_queries=True))
+    engine = RecallEngine(
+        settings.memory_path,
+        settings.index_path,
+        load_profiles(settings.profiles_path),
+        make_embedder(settings, for_queries=True),
+    )
     engine.warm_up()
-    engine.recall(Identity(agent="bench", profile="full", projects=None),
-                  RecallRequest(prompt="预热 warm up", session_id="warm", turn=1))
+    engine.recall(
+        Identity(agent="bench", profile="full", projects=None),
+        RecallRequest(prompt="预热 warm up", session_id="warm", turn=1),
+    )
     return engine
 
 
 def _request(prompt: str, n: int) -> RecallRequest:
-    return RecallRequest(prompt=prompt, session_id=f"s{n}-{time.monotonic_ns()}", turn=1,
-                         project=f"p{n % 40:03d}")
+    return RecallRequest(
+        prompt=prompt, session_id=f"s{n}-{time.monotonic_ns()}", turn=1, project=f"p{n % 40:03d}"
+    )
 
 
 def query_legs(bench: Bench) -> dict[str, Any]:
@@ -218,8 +235,10 @@ def recall_in_process(bench: Bench) -> dict[str, Any]:
                     started = time.perf_counter()
                     engine.recall(who, _request(prompt, n))
                     times.append((time.perf_counter() - started) * 1000)
-                out[f"{label(cards)} {profile} {case}"] = {**percentiles(times),
-                                                          "queries": len(times)}
+                out[f"{label(cards)} {profile} {case}"] = {
+                    **percentiles(times),
+                    "queries": len(times),
+                }
     return out
 
 
@@ -232,8 +251,10 @@ def recall_http(bench: Bench) -> dict[str, Any]:
             prompts = synthetic_queries(LATENCY_QUERIES, seed=seed)
             for case in ("cold", "cached"):
                 times = timed_recalls(service, profile, prompts)
-                out[f"{label(cards)} {profile} {case}"] = {**percentiles(times),
-                                                          "queries": len(times)}
+                out[f"{label(cards)} {profile} {case}"] = {
+                    **percentiles(times),
+                    "queries": len(times),
+                }
         out[f"{label(cards)} service"] = rss_mb(service.pid)
     return out
 
@@ -246,9 +267,13 @@ def throughput(bench: Bench) -> dict[str, Any]:
         prompts = synthetic_queries(20_000, seed=cards + 999)
         load = load_test(service, prompts, CLIENTS, bench.seconds)
         out[label(cards)] = {
-            "clients": CLIENTS, "seconds": bench.seconds, "requests": load.ok + load.errors,
-            "recalls_per_s": round(load.ok / bench.seconds, 1), "errors": load.errors,
-            **percentiles(load.times or [0.0]), **rss_mb(service.pid),
+            "clients": CLIENTS,
+            "seconds": bench.seconds,
+            "requests": load.ok + load.errors,
+            "recalls_per_s": round(load.ok / bench.seconds, 1),
+            "errors": load.errors,
+            **percentiles(load.times or [0.0]),
+            **rss_mb(service.pid),
         }
     return out
 
@@ -263,13 +288,18 @@ def mem0_ratio(bench: Bench) -> dict[str, Any]:
     for cards in [c for c in bench.sizes if c <= cap]:
         prompts = synthetic_queries(LATENCY_QUERIES, seed=10 + cards)
         try:
-            got = run_mem0(bench.home(cards).memory_path, prompts, bench.embedder,
-                           bench.workdir / f"mem0-{label(cards)}")
+            got = run_mem0(
+                bench.home(cards).memory_path,
+                prompts,
+                bench.embedder,
+                bench.workdir / f"mem0-{label(cards)}",
+            )
         except Mem0Unavailable as exc:
             return {"mem0": {"status": f"not run ({exc})"}}
         dose = ours.get(f"{label(cards)} full cold", {}).get("p50_ms")
         out[label(cards)] = {
-            **got, "dose_mem_p50_ms": dose,
+            **got,
+            "dose_mem_p50_ms": dose,
             "p50_ratio_mem0_over_dose": round(got["p50_ms"] / dose, 2) if dose else None,
         }
     return out
@@ -286,12 +316,18 @@ def targets(bench: Bench) -> dict[str, Any]:
             checks.append((name, "<=" if low_is_good else ">=", value, limit, low_is_good))
 
     for profile in PROFILES:
-        check(f"10k {profile} in-process p50 ms",
-              inproc.get(f"10k {profile} cold", {}).get("p50_ms"), 10)
+        check(
+            f"10k {profile} in-process p50 ms",
+            inproc.get(f"10k {profile} cold", {}).get("p50_ms"),
+            10,
+        )
         check(f"10k {profile} HTTP p50 ms", http.get(f"10k {profile} cold", {}).get("p50_ms"), 15)
         check(f"10k {profile} HTTP p99 ms", http.get(f"10k {profile} cold", {}).get("p99_ms"), 40)
-        check(f"100k {profile} in-process p50 ms",
-              inproc.get(f"100k {profile} cold", {}).get("p50_ms"), 30)
+        check(
+            f"100k {profile} in-process p50 ms",
+            inproc.get(f"100k {profile} cold", {}).get("p50_ms"),
+            30,
+        )
     for size, row in r.get("throughput", {}).items():
         check(f"{size} recalls/s (8 clients)", row["recalls_per_s"], 150, low_is_good=False)
         check(f"{size} errors under load", row["errors"], 0)
@@ -299,15 +335,24 @@ def targets(bench: Bench) -> dict[str, Any]:
     for size, row in r.get("refresh_time", {}).items():
         check(f"{size} refresh of 1 card s", row["1_card_s"], 1.0)
     return {
-        name: {"want": f"{op} {limit:g}", "got": value,
-               "met": "yes" if (value <= limit if low else value >= limit) else "NO"}
+        name: {
+            "want": f"{op} {limit:g}",
+            "got": value,
+            "met": "yes" if (value <= limit if low else value >= limit) else "NO",
+        }
         for name, op, value, limit, low in checks
     }
 
 
 SECTIONS: list[Callable[[Bench], dict[str, Any]]] = [
-    build_time, refresh_time, query_legs, recall_in_process, recall_http, throughput,
-    mem0_ratio, targets,
+    build_time,
+    refresh_time,
+    query_legs,
+    recall_in_process,
+    recall_http,
+    throughput,
+    mem0_ratio,
+    targets,
 ]
 
 
@@ -339,19 +384,29 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     embedder = make_embedder(get_settings())
     load = os.getloadavg()
-    console.print(f"embedder: {embedder.name} ({embedder.dim}d); cpus {os.cpu_count()}; "
-                  f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    console.print(
+        f"embedder: {embedder.name} ({embedder.dim}d); cpus {os.cpu_count()}; "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
     with ExitStack() as scratch:
         kept = os.environ.get("BENCH_WORKDIR")
-        workdir = Path(kept) if kept else Path(scratch.enter_context(
-            tempfile.TemporaryDirectory(prefix="dose-bench-")))
-        bench = Bench(embedder=embedder, workdir=workdir, sizes=_sizes(),
-                      seconds=float(os.environ.get("BENCH_SECONDS", "60")))
+        workdir = (
+            Path(kept)
+            if kept
+            else Path(scratch.enter_context(tempfile.TemporaryDirectory(prefix="dose-bench-")))
+        )
+        bench = Bench(
+            embedder=embedder,
+            workdir=workdir,
+            sizes=_sizes(),
+            seconds=float(os.environ.get("BENCH_SECONDS", "60")),
+        )
         with bench.stack:
             for name, result in run(bench):
                 (RESULTS / f"{name}.json").write_text(
-                    json.dumps({"embedder": embedder.name, **result}, indent=1,
-                               ensure_ascii=False), encoding="utf-8")
+                    json.dumps({"embedder": embedder.name, **result}, indent=1, ensure_ascii=False),
+                    encoding="utf-8",
+                )
                 console.print(_table(name, result))
 
 

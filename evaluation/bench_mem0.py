@@ -41,10 +41,13 @@ def venv_python() -> Path:
     if not Path(uv).exists():
         raise Mem0Unavailable("uv not found to create its scratch venv")
     try:
-        subprocess.run([uv, "venv", "-q", str(venv)], check=True, capture_output=True,
-                       timeout=300)
-        subprocess.run([uv, "pip", "install", "-q", "--python", str(python),
-                        f"mem0ai=={MEM0_VERSION}"], check=True, capture_output=True, timeout=600)
+        subprocess.run([uv, "venv", "-q", str(venv)], check=True, capture_output=True, timeout=300)
+        subprocess.run(
+            [uv, "pip", "install", "-q", "--python", str(python), f"mem0ai=={MEM0_VERSION}"],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
     except (subprocess.SubprocessError, OSError) as exc:
         shutil.rmtree(venv, ignore_errors=True)
         raise Mem0Unavailable(f"could not install mem0ai into {venv}: {exc}") from exc
@@ -62,10 +65,17 @@ def embedding_endpoint(embedder: Embedder) -> Iterator[str]:
             texts = request["input"] if isinstance(request["input"], list) else [request["input"]]
             with lock:
                 vectors = embedder.embed([str(t) for t in texts])
-            body = json.dumps({"object": "list", "model": request.get("model", ""), "data": [
-                {"object": "embedding", "index": i, "embedding": v.tolist()}
-                for i, v in enumerate(vectors)
-            ], "usage": {"prompt_tokens": 0, "total_tokens": 0}}).encode()
+            body = json.dumps(
+                {
+                    "object": "list",
+                    "model": request.get("model", ""),
+                    "data": [
+                        {"object": "embedding", "index": i, "embedding": v.tolist()}
+                        for i, v in enumerate(vectors)
+                    ],
+                    "usage": {"prompt_tokens": 0, "total_tokens": 0},
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -95,13 +105,17 @@ def run_mem0(
     with cards.open("w", encoding="utf-8") as out:
         for item in load_memory(memory_root).items.values():
             text = f"{l0(item)}\n{item.body}".strip()
-            out.write(json.dumps({"text": text, "project": item.project}, ensure_ascii=False)
-                      + "\n")
+            out.write(
+                json.dumps({"text": text, "project": item.project}, ensure_ascii=False) + "\n"
+            )
     queries.write_text(json.dumps(prompts, ensure_ascii=False), encoding="utf-8")
     with embedding_endpoint(embedder) as url:
         done = subprocess.run(
             [str(python), str(WORKER), str(cards), str(queries), str(workdir / "mem0"), url],
-            capture_output=True, text=True, timeout=3600, check=False,
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            check=False,
         )
     if done.returncode != 0:
         raise Mem0Unavailable(f"mem0 worker failed: {done.stderr.strip()[-300:]}")

@@ -66,7 +66,9 @@ def serve(home: Path, startup_s: float = 300.0) -> Iterator[Service]:
     cli = Path(sys.executable).with_name("dose-mem")
     proc = subprocess.Popen(
         [str(cli), "--home", str(home), "serve", "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -98,8 +100,12 @@ def _wait_healthy(proc: subprocess.Popen[bytes], url: str, startup_s: float) -> 
 
 def recall_body(prompt: str, n: int, projects: int = 40) -> dict[str, object]:
     """A first turn of a fresh session in one of the projects: every profile triggers."""
-    return {"prompt": prompt, "session_id": f"bench-{n}-{time.monotonic_ns()}", "turn": 1,
-            "project": f"p{n % projects:03d}"}
+    return {
+        "prompt": prompt,
+        "session_id": f"bench-{n}-{time.monotonic_ns()}",
+        "turn": 1,
+        "project": f"p{n % projects:03d}",
+    }
 
 
 def timed_recalls(service: Service, profile: str, prompts: list[str]) -> list[float]:
@@ -137,8 +143,7 @@ def load_test(service: Service, prompts: list[str], clients: int, seconds: float
     where = urlsplit(service.url)
 
     def client(c: int) -> None:
-        headers = {"Authorization": f"Bearer {tokens[c % 2]}",
-                   "Content-Type": "application/json"}
+        headers = {"Authorization": f"Bearer {tokens[c % 2]}", "Content-Type": "application/json"}
         n = c
         http = HTTPConnection(where.hostname or "127.0.0.1", where.port, timeout=10.0)
         try:

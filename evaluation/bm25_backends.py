@@ -32,8 +32,21 @@ from memory_repo.index.terms import bm25_terms
 from memory_repo.lifecycle import superseded_ids
 from memory_repo.store import load_memory
 
-_FIELDS = ["key", "item_id", "project", "type", "path", "l0", "l1", "heading", "text",
-           "superseded", "archived", "expires", "tokens"]
+_FIELDS = [
+    "key",
+    "item_id",
+    "project",
+    "type",
+    "path",
+    "l0",
+    "l1",
+    "heading",
+    "text",
+    "superseded",
+    "archived",
+    "expires",
+    "tokens",
+]
 _NEVER = dt.date(2262, 1, 1)
 
 
@@ -49,17 +62,30 @@ class LanceBM25:
     def __init__(self, folder: Path, rows: list[dict[str, Any]]) -> None:
         self.table = lancedb.connect(folder).create_table("t", data=pa.Table.from_pylist(rows))
         # Our tokeniser already segmented ``tokens``: LanceDB must only split on spaces.
-        self.table.create_index("tokens", config=FTS(
-            base_tokenizer="whitespace", lower_case=False, stem=False,
-            remove_stop_words=False, ascii_folding=False, max_token_length=None,
-            with_position=False,
-        ))
+        self.table.create_index(
+            "tokens",
+            config=FTS(
+                base_tokenizer="whitespace",
+                lower_case=False,
+                stem=False,
+                remove_stop_words=False,
+                ascii_folding=False,
+                max_token_length=None,
+                with_position=False,
+            ),
+        )
 
     def search(self, query: str, where: str, n: int) -> list[str]:
-        return [r["item_id"] for r in (
-            self.table.search(MatchQuery(bm25_terms(query), "tokens"), query_type="fts")
-            .where(where, prefilter=True).select(["item_id", "_score"]).limit(n).to_list()
-        )]
+        return [
+            r["item_id"]
+            for r in (
+                self.table.search(MatchQuery(bm25_terms(query), "tokens"), query_type="fts")
+                .where(where, prefilter=True)
+                .select(["item_id", "_score"])
+                .limit(n)
+                .to_list()
+            )
+        ]
 
     def add(self, rows: list[dict[str, Any]]) -> None:
         self.table.add(pa.Table.from_pylist(rows, schema=self.table.schema))
@@ -83,11 +109,16 @@ class TantivyBM25:
         writer = self.index.writer(heap_size=50_000_000, num_threads=1)
         for r in rows:
             expires = r["expires"] or _NEVER
-            writer.add_document(tantivy.Document(
-                item_id=r["item_id"], project=r["project"], superseded=r["superseded"],
-                archived=r["archived"], tokens=r["tokens"],
-                expires=dt.datetime(expires.year, expires.month, expires.day),
-            ))
+            writer.add_document(
+                tantivy.Document(
+                    item_id=r["item_id"],
+                    project=r["project"],
+                    superseded=r["superseded"],
+                    archived=r["archived"],
+                    tokens=r["tokens"],
+                    expires=dt.datetime(expires.year, expires.month, expires.day),
+                )
+            )
         writer.commit()
         writer.wait_merging_threads()
         self.index.reload()
@@ -96,27 +127,43 @@ class TantivyBM25:
         terms = bm25_terms(query).split()
         if not terms:
             return []
-        text = tantivy.Query.boolean_query([
-            (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "tokens", t))
-            for t in terms
-        ])
+        text = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "tokens", t))
+                for t in terms
+            ]
+        )
         day = dt.datetime(today.year, today.month, today.day)
-        filters = tantivy.Query.boolean_query([
-            (tantivy.Occur.Must, tantivy.Query.term_set_query(self.schema, "project", projects)),
-            (tantivy.Occur.MustNot, tantivy.Query.term_query(self.schema, "superseded", True)),
-            (tantivy.Occur.MustNot, tantivy.Query.term_query(self.schema, "archived", True)),
-            (tantivy.Occur.Must, tantivy.Query.range_query(
-                self.schema, "expires", tantivy.FieldType.Date, day, dt.datetime(2262, 1, 1),
-                include_lower=False, include_upper=True)),
-        ])
-        both = tantivy.Query.boolean_query([
-            (tantivy.Occur.Must, text), (tantivy.Occur.Must, tantivy.Query.const_score_query(
-                filters, 0.0)),
-        ])
+        filters = tantivy.Query.boolean_query(
+            [
+                (
+                    tantivy.Occur.Must,
+                    tantivy.Query.term_set_query(self.schema, "project", projects),
+                ),
+                (tantivy.Occur.MustNot, tantivy.Query.term_query(self.schema, "superseded", True)),
+                (tantivy.Occur.MustNot, tantivy.Query.term_query(self.schema, "archived", True)),
+                (
+                    tantivy.Occur.Must,
+                    tantivy.Query.range_query(
+                        self.schema,
+                        "expires",
+                        tantivy.FieldType.Date,
+                        day,
+                        dt.datetime(2262, 1, 1),
+                        include_lower=False,
+                        include_upper=True,
+                    ),
+                ),
+            ]
+        )
+        both = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, text),
+                (tantivy.Occur.Must, tantivy.Query.const_score_query(filters, 0.0)),
+            ]
+        )
         searcher = self.index.searcher()
-        return [
-            searcher.doc(addr)["item_id"][0] for _, addr in searcher.search(both, n).hits
-        ]
+        return [searcher.doc(addr)["item_id"][0] for _, addr in searcher.search(both, n).hits]
 
 
 class SnapshotBM25:
@@ -130,7 +177,8 @@ class SnapshotBM25:
         self.rows += rows
         table = pa.Table.from_pylist([{**r, "vector": [0.0]} for r in self.rows])
         table = table.set_column(
-            table.schema.get_field_index("vector"), "vector",
+            table.schema.get_field_index("vector"),
+            "vector",
             table["vector"].cast(pa.list_(pa.float32(), 1)),
         )
         self.snapshot = Snapshot.from_batches(table.to_reader(), 1, self.params)
@@ -182,10 +230,11 @@ def latency_and_update(cards: int = 5000, queries: int = 200) -> dict[str, dict[
         extra = [{**r, "key": "x" + r["key"]} for r in _rows(Path(tmp) / "extra")]
         (Path(tmp) / "t").mkdir()
         backends = {
-            "lancedb": (LanceBM25(Path(tmp) / "l", rows),
-                        lambda b, q: b.search(q, where, 50)),
-            "tantivy": (TantivyBM25(Path(tmp) / "t", rows),
-                        lambda b, q: b.search(q, projects, today, 50)),
+            "lancedb": (LanceBM25(Path(tmp) / "l", rows), lambda b, q: b.search(q, where, 50)),
+            "tantivy": (
+                TantivyBM25(Path(tmp) / "t", rows),
+                lambda b, q: b.search(q, projects, today, 50),
+            ),
             "snapshot": (SnapshotBM25(rows), lambda b, q: b.search(q, prefilter, 50)),
         }
         for name, (backend, run) in backends.items():
@@ -199,7 +248,8 @@ def latency_and_update(cards: int = 5000, queries: int = 200) -> dict[str, dict[
             update = time.perf_counter() - start
             times.sort()
             out[name] = {
-                "chunks": len(rows), "p50_ms": round(times[len(times) // 2], 2),
+                "chunks": len(rows),
+                "p50_ms": round(times[len(times) // 2], 2),
                 "p99_ms": round(times[int(len(times) * 0.99) - 1], 2),
                 "add_20_cards_s": round(update, 3),
             }
@@ -209,9 +259,15 @@ def latency_and_update(cards: int = 5000, queries: int = 200) -> dict[str, dict[
 if __name__ == "__main__":
     import json
 
-    locomo = sorted((Path(__file__).resolve().parents[2] / "shared/benchmarks/locomo").glob(
-        "conv-*.json"))
-    print(json.dumps({
-        "locomo_bm25_recall@10": locomo_recall(locomo),
-        "latency_10k_chunks": latency_and_update(),
-    }, indent=1))
+    locomo = sorted(
+        (Path(__file__).resolve().parents[2] / "shared/benchmarks/locomo").glob("conv-*.json")
+    )
+    print(
+        json.dumps(
+            {
+                "locomo_bm25_recall@10": locomo_recall(locomo),
+                "latency_10k_chunks": latency_and_update(),
+            },
+            indent=1,
+        )
+    )

@@ -52,8 +52,10 @@ class EnvSpec(BaseModel):
     description: str = ""
     utc_offset_hours: float = 0.0
     memory: Path | None = Field(
-        default=None, description="An existing memory git repo to evaluate (e.g. the user's "
-        "own); relative paths are from the environment directory. Without it, history/ is used.")
+        default=None,
+        description="An existing memory git repo to evaluate (e.g. the user's "
+        "own); relative paths are from the environment directory. Without it, history/ is used.",
+    )
     budget_bytes: int = Field(default=1200, gt=0)
     max_items: int = Field(default=5, gt=0)
     agents: dict[str, AgentSpec]
@@ -64,8 +66,9 @@ class EnvSpec(BaseModel):
 
     def identity(self, agent: str) -> Identity:
         spec = self.agents[agent]
-        return Identity(agent=agent, profile=spec.profile, projects=spec.projects,
-                        token_id=f"eval-{agent}")
+        return Identity(
+            agent=agent, profile=spec.profile, projects=spec.projects, token_id=f"eval-{agent}"
+        )
 
 
 class Commit(BaseModel):

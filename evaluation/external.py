@@ -75,24 +75,34 @@ class Mem0System(_Weekly):
         super().__init__()
         from mem0 import Memory
 
-        self.store: Any = Memory.from_config({
-            "llm": {"provider": "openai", "config": {"openai_base_url": llm_base_url}},
-            "vector_store": {"provider": "qdrant", "config": {
-                "path": tempfile.mkdtemp(prefix="mem0-eval-"), "on_disk": True}},
-        })
+        self.store: Any = Memory.from_config(
+            {
+                "llm": {"provider": "openai", "config": {"openai_base_url": llm_base_url}},
+                "vector_store": {
+                    "provider": "qdrant",
+                    "config": {"path": tempfile.mkdtemp(prefix="mem0-eval-"), "on_disk": True},
+                },
+            }
+        )
 
     def _write(self, item: Item) -> None:
-        self.store.add(_card_text(item), user_id=USER, infer=True,
-                       metadata={"card_id": item.id})
+        self.store.add(_card_text(item), user_id=USER, infer=True, metadata={"card_id": item.id})
 
     def answer(self, inp: SystemInput, snapshot: Snapshot, threshold: float) -> Injection:
         self._feed(snapshot)
         found = self.store.search(inp.prompt, user_id=USER, limit=LIMIT * 2)
         rows = found.get("results", []) if isinstance(found, dict) else found
-        return self._pack([
-            ((r.get("metadata") or {}).get("card_id", r["id"]), r["memory"],
-             float(r.get("score") or 0.0)) for r in rows
-        ], threshold)
+        return self._pack(
+            [
+                (
+                    (r.get("metadata") or {}).get("card_id", r["id"]),
+                    r["memory"],
+                    float(r.get("score") or 0.0),
+                )
+                for r in rows
+            ],
+            threshold,
+        )
 
 
 class OpenVikingSystem(_Weekly):

@@ -27,27 +27,38 @@ def read_transcripts(path: Path) -> list[Transcript]:
         if file.suffix == ".json":
             out.append(Transcript.model_validate_json(text))
         else:
-            out.extend(Transcript.model_validate(json.loads(line))
-                       for line in text.splitlines() if line.strip())
+            out.extend(
+                Transcript.model_validate(json.loads(line))
+                for line in text.splitlines()
+                if line.strip()
+            )
     return out
 
 
-def probes_from_transcripts(transcripts: list[Transcript], profiles: dict[str, str],
-                            dev_until: dt.date | None = None) -> list[Probe]:
+def probes_from_transcripts(
+    transcripts: list[Transcript], profiles: dict[str, str], dev_until: dt.date | None = None
+) -> list[Probe]:
     """``profiles`` maps an agent name to its recall profile (unknown agents: ``working``)."""
     drafts: list[Probe] = []
     for t in transcripts:
         said = [turn for turn in t.turns if turn.role == "user" and turn.text.strip()]
         fallback = t.started or t.ended or dt.datetime.now(dt.UTC)
         for i, turn in enumerate(said):
-            drafts.append(Probe(
-                id=f"{t.agent}-{t.session_id}-{i + 1}", session_id=t.session_id,
-                agent=t.agent, profile=profiles.get(t.agent, "working"),
-                timestamp=turn.at or fallback, prompt=turn.text,
-                previous_turn=said[i - 1].text if i else None, cwd=t.cwd, turn=i + 1,
-                split=Split.test,
-                follow_ups=[x.text for x in said[i + 1 : i + 1 + MAX_FOLLOW_UPS]],
-            ))
+            drafts.append(
+                Probe(
+                    id=f"{t.agent}-{t.session_id}-{i + 1}",
+                    session_id=t.session_id,
+                    agent=t.agent,
+                    profile=profiles.get(t.agent, "working"),
+                    timestamp=turn.at or fallback,
+                    prompt=turn.text,
+                    previous_turn=said[i - 1].text if i else None,
+                    cwd=t.cwd,
+                    turn=i + 1,
+                    split=Split.test,
+                    follow_ups=[x.text for x in said[i + 1 : i + 1 + MAX_FOLLOW_UPS]],
+                )
+            )
     if not drafts:
         return []
     cut = dev_until or _dev_cut([p.timestamp for p in drafts])

@@ -71,13 +71,16 @@ def corrections_at(items: dict[str, Item], probe: Probe) -> list[Correction]:
     day = probe.timestamp.date()
     return [
         Correction(old_id=old, old=l0(items[old]), new=l0(item))
-        for item in items.values() if item.created <= day
-        for old in item.supersedes if old in items
+        for item in items.values()
+        if item.created <= day
+        for old in item.supersedes
+        if old in items
     ]
 
 
-def candidates_for(probe: Probe, answers: dict[str, Injection], seed: int
-                   ) -> list[tuple[str, Injection]]:
+def candidates_for(
+    probe: Probe, answers: dict[str, Injection], seed: int
+) -> list[tuple[str, Injection]]:
     """Distinct non-empty injections, lettered in a seeded shuffle; which system gave which
     is not kept, so it can not reach the judge."""
     by_key: dict[tuple[str, ...], Injection] = {}
@@ -89,8 +92,9 @@ def candidates_for(probe: Probe, answers: dict[str, Injection], seed: int
     return [(chr(ord("A") + i), by_key[key]) for i, key in enumerate(keys)]
 
 
-def render_request(probe: Probe, candidates: list[tuple[str, Injection]],
-                   corrections: list[Correction]) -> str:
+def render_request(
+    probe: Probe, candidates: list[tuple[str, Injection]], corrections: list[Correction]
+) -> str:
     lines = [f"Turn: {probe.prompt}", f"Previous turn: {probe.previous_turn or '(none)'}"]
     lines.append("Follow-ups (what the person said next):")
     lines += [f"  - {f}" for f in probe.follow_ups] or ["  (none)"]
@@ -106,26 +110,35 @@ def render_request(probe: Probe, candidates: list[tuple[str, Injection]],
 
 
 class LLMJudge:
-    def __init__(self, settings: Settings, items: dict[str, Item], seed: int = 7,
-                 model: str | None = None) -> None:
+    def __init__(
+        self, settings: Settings, items: dict[str, Item], seed: int = 7, model: str | None = None
+    ) -> None:
         self.settings = settings
         self.items = items
         self.seed = seed
         self.model = model or settings.llm_model
         self.stats = JudgeStats()
         self.client = instructor.from_openai(
-            OpenAI(base_url=settings.llm_base_url, api_key=settings.llm_api_key or "unused",
-                   timeout=settings.llm_timeout_s, max_retries=settings.llm_max_retries),
+            OpenAI(
+                base_url=settings.llm_base_url,
+                api_key=settings.llm_api_key or "unused",
+                timeout=settings.llm_timeout_s,
+                max_retries=settings.llm_max_retries,
+            ),
             mode=instructor.Mode.TOOLS,
         )
 
     def ask(self, content: str) -> JudgeAnswer:
         self.stats.calls += 1
         return self.client.chat.completions.create(
-            model=self.model, response_model=JudgeAnswer, temperature=0,
+            model=self.model,
+            response_model=JudgeAnswer,
+            temperature=0,
             max_retries=self.settings.llm_max_retries,
-            messages=[{"role": "system", "content": SYSTEM_PROMPT},
-                      {"role": "user", "content": content}],
+            messages=[
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": content},
+            ],
         )
 
     def judge_probe(self, probe: Probe, answers: dict[str, Injection]) -> dict[str, Verdict]:
@@ -157,8 +170,9 @@ class LLMJudge:
             verdicts[system] = Verdict(needs_memory=answer.needs_memory, labels=mine)
         return verdicts
 
-    def __call__(self, probes: list[Probe], answers: dict[str, dict[str, Injection]]
-                 ) -> dict[str, dict[str, Verdict]]:
+    def __call__(
+        self, probes: list[Probe], answers: dict[str, dict[str, Injection]]
+    ) -> dict[str, dict[str, Verdict]]:
         out: dict[str, dict[str, Verdict]] = {name: {} for name in answers}
         for probe in probes:
             per_probe = self.judge_probe(probe, {n: a[probe.id] for n, a in answers.items()})
@@ -173,8 +187,9 @@ def sample_ids(probes: list[Probe], share: float = 0.2, seed: int = 11) -> list[
     return sorted(random.Random(seed).sample(ids, k))
 
 
-def paired_labels(a: dict[str, dict[str, Verdict]], b: dict[str, dict[str, Verdict]],
-                  ids: list[str]) -> tuple[list[str], list[str]]:
+def paired_labels(
+    a: dict[str, dict[str, Verdict]], b: dict[str, dict[str, Verdict]], ids: list[str]
+) -> tuple[list[str], list[str]]:
     """Item labels plus each turn's needs-memory call, paired across two judges."""
     left: list[str] = []
     right: list[str] = []
@@ -189,17 +204,22 @@ def paired_labels(a: dict[str, dict[str, Verdict]], b: dict[str, dict[str, Verdi
     return left, right
 
 
-def agreement(first: dict[str, dict[str, Verdict]], probes: list[Probe],
-              answers: dict[str, dict[str, Injection]], second: LLMJudge | None,
-              share: float = 0.2) -> dict[str, float | int | str]:
+def agreement(
+    first: dict[str, dict[str, Verdict]],
+    probes: list[Probe],
+    answers: dict[str, dict[str, Injection]],
+    second: LLMJudge | None,
+    share: float = 0.2,
+) -> dict[str, float | int | str]:
     """Kappa on a sampled share of probes: against gold labels when present, and against a
     second model when one is given."""
     ids = sample_ids(probes, share)
     chosen = [p for p in probes if p.id in ids]
     out: dict[str, float | int | str] = {"sampled_probes": len(ids)}
     if all(p.gold is not None for p in chosen):
-        gold = {name: {p.id: gold_verdict(p, a[p.id]) for p in chosen}
-                for name, a in answers.items()}
+        gold = {
+            name: {p.id: gold_verdict(p, a[p.id]) for p in chosen} for name, a in answers.items()
+        }
         left, right = paired_labels(first, gold, ids)
         out["kappa_llm_vs_gold"] = round(cohen_kappa(left, right), 4)
     if second is not None:
@@ -207,7 +227,14 @@ def agreement(first: dict[str, dict[str, Verdict]], probes: list[Probe],
         left, right = paired_labels(first, other, ids)
         out["kappa_llm_vs_second_model"] = round(cohen_kappa(left, right), 4)
         out["second_model"] = second.model
-    out["label_mix"] = str(dict(Counter(
-        v.value for per in first.values() for verdict in per.values()
-        for v in verdict.labels.values())))
+    out["label_mix"] = str(
+        dict(
+            Counter(
+                v.value
+                for per in first.values()
+                for verdict in per.values()
+                for v in verdict.labels.values()
+            )
+        )
+    )
     return out

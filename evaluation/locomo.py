@@ -64,9 +64,9 @@ def load_conversation(path: Path) -> Conversation:
     for qa in data.get("qa", []):
         evidence = evidence_ids(qa.get("evidence") or [])
         if qa.get("category") in (1, 2, 3, 4) and evidence:
-            questions.append(Question(
-                question=qa["question"], evidence=evidence, category=qa["category"]
-            ))
+            questions.append(
+                Question(question=qa["question"], evidence=evidence, category=qa["category"])
+            )
     return Conversation(name=Path(path).stem, turns=turns, questions=questions)
 
 
@@ -103,14 +103,14 @@ def evaluate_conversation(
             wanted = {card_id(e) for e in question.evidence}
             for mode in MODES:
                 ranked = [h.item_id for h in index.search(question.question, scope, max(KS), mode)]
-                out[mode].append({
-                    k: len(wanted & set(ranked[:k])) / len(wanted) for k in KS
-                })
+                out[mode].append({k: len(wanted & set(ranked[:k])) / len(wanted) for k in KS})
     return out
 
 
 def evaluate(
-    files: list[Path], embedder: Embedder, fusion: Fusion | None = None,
+    files: list[Path],
+    embedder: Embedder,
+    fusion: Fusion | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> LocomoResult:
     """Recall@k averaged over every question of every file (each searched in its own

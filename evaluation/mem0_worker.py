@@ -20,23 +20,40 @@ def main(cards: Path, queries: Path, workdir: Path, url: str) -> dict[str, objec
     os.environ["MEM0_TELEMETRY"] = "False"
     from mem0 import Memory
 
-    memory = Memory.from_config({
-        "embedder": {"provider": "openai", "config": {
-            "model": "bench-local", "openai_base_url": url, "api_key": "offline",
-            "embedding_dims": 384}},
-        "llm": {"provider": "openai", "config": {
-            "model": "unused", "openai_base_url": url, "api_key": "offline"}},
-        "vector_store": {"provider": "qdrant", "config": {
-            "collection_name": "bench", "path": str(workdir / "qdrant"),
-            "embedding_model_dims": 384, "on_disk": True}},
-        "history_db_path": str(workdir / "history.db"),
-    })
+    memory = Memory.from_config(
+        {
+            "embedder": {
+                "provider": "openai",
+                "config": {
+                    "model": "bench-local",
+                    "openai_base_url": url,
+                    "api_key": "offline",
+                    "embedding_dims": 384,
+                },
+            },
+            "llm": {
+                "provider": "openai",
+                "config": {"model": "unused", "openai_base_url": url, "api_key": "offline"},
+            },
+            "vector_store": {
+                "provider": "qdrant",
+                "config": {
+                    "collection_name": "bench",
+                    "path": str(workdir / "qdrant"),
+                    "embedding_model_dims": 384,
+                    "on_disk": True,
+                },
+            },
+            "history_db_path": str(workdir / "history.db"),
+        }
+    )
     started = time.perf_counter()
     count = 0
     for line in cards.read_text("utf-8").splitlines():
         card = json.loads(line)
-        memory.add(card["text"], user_id="bench", metadata={"project": card["project"]},
-                   infer=False)
+        memory.add(
+            card["text"], user_id="bench", metadata={"project": card["project"]}, infer=False
+        )
         count += 1
     add_s = time.perf_counter() - started
     times = []
@@ -45,9 +62,12 @@ def main(cards: Path, queries: Path, workdir: Path, url: str) -> dict[str, objec
         memory.search(prompt, top_k=10, filters={"user_id": "bench"})
         times.append((time.perf_counter() - started) * 1000)
     times.sort()
-    return {"cards": count, "add_seconds": round(add_s, 1),
-            "p50_ms": round(statistics.median(times), 1),
-            "p99_ms": round(times[max(0, round(len(times) * 0.99) - 1)], 1)}
+    return {
+        "cards": count,
+        "add_seconds": round(add_s, 1),
+        "p50_ms": round(statistics.median(times), 1),
+        "p99_ms": round(times[max(0, round(len(times) * 0.99) - 1)], 1),
+    }
 
 
 if __name__ == "__main__":

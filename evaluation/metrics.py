@@ -29,13 +29,32 @@ from evaluation.probes import Probe
 from evaluation.systems import Injection
 
 COLUMNS = (
-    "turns", "injected", "items", "bytes", "need", "need_hit", "need_useful_share",
-    "noneed", "noneed_silent", "useful_items", "harmful_items", "harmful_turns",
-    "routine", "routine_injected",
+    "turns",
+    "injected",
+    "items",
+    "bytes",
+    "need",
+    "need_hit",
+    "need_useful_share",
+    "noneed",
+    "noneed_silent",
+    "useful_items",
+    "harmful_items",
+    "harmful_turns",
+    "routine",
+    "routine_injected",
 )
 METRICS = (
-    "hit_rate", "useful_content", "useful_rate", "harmful_rate", "harmful_turn_rate",
-    "silence", "injection_rate", "routine_injection_rate", "items_per_turn", "bytes_per_turn",
+    "hit_rate",
+    "useful_content",
+    "useful_rate",
+    "harmful_rate",
+    "harmful_turn_rate",
+    "silence",
+    "injection_rate",
+    "routine_injection_rate",
+    "items_per_turn",
+    "bytes_per_turn",
     "composite",
 )
 RESAMPLES = 2000
@@ -60,21 +79,35 @@ class TurnRecord(BaseModel):
         injected = n_items > 0
         share = self.useful_bytes / self.bytes if self.bytes else 0.0
         return [
-            1, injected, n_items, self.bytes,
-            self.needs_memory, self.needs_memory and useful > 0,
+            1,
+            injected,
+            n_items,
+            self.bytes,
+            self.needs_memory,
+            self.needs_memory and useful > 0,
             share if self.needs_memory else 0.0,
-            not self.needs_memory, not self.needs_memory and not injected,
-            useful, harmful, harmful > 0, self.routine, self.routine and injected,
+            not self.needs_memory,
+            not self.needs_memory and not injected,
+            useful,
+            harmful,
+            harmful > 0,
+            self.routine,
+            self.routine and injected,
         ]
 
 
-def turn_record(system: str, probe: Probe, injection: Injection, verdict: Verdict
-                ) -> TurnRecord:
+def turn_record(system: str, probe: Probe, injection: Injection, verdict: Verdict) -> TurnRecord:
     useful_bytes = sum(i.bytes for i in injection.items if verdict.labels.get(i.id) in USEFUL)
     return TurnRecord(
-        probe_id=probe.id, session_id=probe.session_id, system=system, items=injection.ids,
-        labels=verdict.labels, bytes=injection.bytes, needs_memory=verdict.needs_memory,
-        routine="routine" in probe.tags, useful_bytes=useful_bytes,
+        probe_id=probe.id,
+        session_id=probe.session_id,
+        system=system,
+        items=injection.ids,
+        labels=verdict.labels,
+        bytes=injection.bytes,
+        needs_memory=verdict.needs_memory,
+        routine="routine" in probe.tags,
+        useful_bytes=useful_bytes,
     )
 
 
@@ -117,8 +150,7 @@ def point_estimates(records: list[TurnRecord]) -> dict[str, float]:
     return {k: float(v) for k, v in metrics_from_sums(sums).items()}
 
 
-def bootstrap_sums(matrix: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED
-                   ) -> np.ndarray:
+def bootstrap_sums(matrix: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
     """Column sums of ``resamples`` session-level resamples: (resamples, columns)."""
     n = matrix.shape[0]
     rng = np.random.default_rng(seed)
@@ -137,14 +169,17 @@ class Estimate(BaseModel):
     ci: tuple[float, float]
 
 
-def summarise(records: list[TurnRecord], resamples: int = RESAMPLES, seed: int = SEED
-              ) -> dict[str, Estimate]:
+def summarise(
+    records: list[TurnRecord], resamples: int = RESAMPLES, seed: int = SEED
+) -> dict[str, Estimate]:
     """Every metric with its 95% session-clustered bootstrap CI."""
     matrix = session_matrix(records)
     point = metrics_from_sums(matrix.sum(axis=0))
     boot = metrics_from_sums(bootstrap_sums(matrix, resamples, seed))
     return {
-        name: Estimate(value=round(float(point[name]), 4),
-                       ci=tuple(round(x, 4) for x in percentile_ci(boot[name])))
+        name: Estimate(
+            value=round(float(point[name]), 4),
+            ci=tuple(round(x, 4) for x in percentile_ci(boot[name])),
+        )
         for name in METRICS
     }

@@ -75,9 +75,15 @@ class SystemInput(BaseModel):
 
 def system_input(probe: Probe) -> SystemInput:
     return SystemInput(
-        probe_id=probe.id, session_id=probe.session_id, agent=probe.agent,
-        profile=probe.profile, timestamp=probe.timestamp, prompt=probe.prompt,
-        previous_turn=probe.previous_turn, cwd=probe.cwd, project=probe.project,
+        probe_id=probe.id,
+        session_id=probe.session_id,
+        agent=probe.agent,
+        profile=probe.profile,
+        timestamp=probe.timestamp,
+        prompt=probe.prompt,
+        previous_turn=probe.previous_turn,
+        cwd=probe.cwd,
+        project=probe.project,
         turn=probe.turn,
     )
 
@@ -105,8 +111,7 @@ def load_probes(path: Path) -> list[Probe]:
 
 def dump_probes(probes: list[Probe], path: Path) -> None:
     lines = [
-        json.dumps(p.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
-        for p in probes
+        json.dumps(p.model_dump(mode="json", exclude_none=True), ensure_ascii=False) for p in probes
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 

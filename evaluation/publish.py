@@ -16,6 +16,9 @@ def evaluate_and_publish(env_dir: Path, settings: Settings, label: str) -> Path:
     result = run_evaluation(env_dir, settings)
     out = settings.state_path / "eval" / label
     write_report(result, out)
-    create_markdown_artifact(markdown=markdown(result), key="snapshot-eval",
-                             description=f"dose-mem evaluation of {env_dir} ({label})")
+    create_markdown_artifact(
+        markdown=markdown(result),
+        key="snapshot-eval",
+        description=f"dose-mem evaluation of {env_dir} ({label})",
+    )
     return out / "report.md"

@@ -12,11 +12,27 @@ import matplotlib.pyplot as plt
 
 from evaluation.run import EvalResult
 
-HEADLINE = ("hit_rate", "harmful_rate", "useful_rate", "injection_rate", "bytes_per_turn",
-            "composite")
-TABLE = ("hit_rate", "useful_content", "useful_rate", "harmful_rate", "harmful_turn_rate",
-         "silence", "injection_rate", "routine_injection_rate", "items_per_turn",
-         "bytes_per_turn", "composite")
+HEADLINE = (
+    "hit_rate",
+    "harmful_rate",
+    "useful_rate",
+    "injection_rate",
+    "bytes_per_turn",
+    "composite",
+)
+TABLE = (
+    "hit_rate",
+    "useful_content",
+    "useful_rate",
+    "harmful_rate",
+    "harmful_turn_rate",
+    "silence",
+    "injection_rate",
+    "routine_injection_rate",
+    "items_per_turn",
+    "bytes_per_turn",
+    "composite",
+)
 QUALITY = ("hit_rate", "useful_rate", "harmful_rate", "silence", "composite")
 
 
@@ -25,8 +41,7 @@ def summary_json(result: EvalResult) -> dict[str, object]:
     return {
         "probes": result.probes,
         "systems": {
-            name: {k: {"value": s.metrics[k].value, "ci": list(s.metrics[k].ci)}
-                   for k in HEADLINE}
+            name: {k: {"value": s.metrics[k].value, "ci": list(s.metrics[k].ci)} for k in HEADLINE}
             for name, s in result.systems.items()
         },
     }
@@ -41,18 +56,24 @@ def _cell(result: EvalResult, name: str, metric: str) -> str:
 def markdown(result: EvalResult) -> str:
     names = list(result.systems)
     lines = [
-        f"# Evaluation of `{result.env}` (judge: {result.judge})", "",
+        f"# Evaluation of `{result.env}` (judge: {result.judge})",
+        "",
         f"{result.probes} probes: {result.dev_probes} dev (thresholds tuned there), "
         f"{result.test_probes} test (reported here). Values are point estimates with 95% "
-        "CIs from 2,000 session-clustered bootstrap resamples.", "",
+        "CIs from 2,000 session-clustered bootstrap resamples.",
+        "",
         "| system | " + " | ".join(TABLE) + " |",
         "|---" * (len(TABLE) + 1) + "|",
     ]
-    lines += ["| " + name + " | " + " | ".join(_cell(result, name, m) for m in TABLE) + " |"
-              for name in names]
+    lines += [
+        "| " + name + " | " + " | ".join(_cell(result, name, m) for m in TABLE) + " |"
+        for name in names
+    ]
     lines += ["", "## Thresholds chosen on dev", ""]
-    lines += [f"- {n}: {result.systems[n].thresholds} (dev composite "
-              f"{result.systems[n].dev_composite})" for n in names]
+    lines += [
+        f"- {n}: {result.systems[n].thresholds} (dev composite {result.systems[n].dev_composite})"
+        for n in names
+    ]
     if result.skipped:
         lines += ["", "## Skipped systems", ""]
         lines += [f"- {s.name}: {s.reason}" for s in result.skipped]
@@ -68,10 +89,12 @@ def _bars(result: EvalResult, metrics: tuple[str, ...], path: Path, title: str) 
     fig, axes = plt.subplots(1, len(metrics), figsize=(3.2 * len(metrics), 3.6), squeeze=False)
     for ax, metric in zip(axes[0], metrics, strict=True):
         values = [result.systems[n].metrics[metric].value for n in names]
-        lo = [v - result.systems[n].metrics[metric].ci[0] for n, v in zip(names, values,
-                                                                          strict=True)]
-        hi = [result.systems[n].metrics[metric].ci[1] - v for n, v in zip(names, values,
-                                                                          strict=True)]
+        lo = [
+            v - result.systems[n].metrics[metric].ci[0] for n, v in zip(names, values, strict=True)
+        ]
+        hi = [
+            result.systems[n].metrics[metric].ci[1] - v for n, v in zip(names, values, strict=True)
+        ]
         ax.bar(range(len(names)), values, yerr=[lo, hi], capsize=3, color="#008080")
         ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=7)
         ax.set_title(metric, fontsize=9)
@@ -84,11 +107,19 @@ def _bars(result: EvalResult, metrics: tuple[str, ...], path: Path, title: str) 
 def write_report(result: EvalResult, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.md").write_text(markdown(result), encoding="utf-8")
-    data = {**summary_json(result), "full": result.model_dump(mode="json"),
-            "turns": [r.model_dump(mode="json") for r in result.records]}
-    (out / "results.json").write_text(json.dumps(data, ensure_ascii=False, indent=2),
-                                      encoding="utf-8")
+    data = {
+        **summary_json(result),
+        "full": result.model_dump(mode="json"),
+        "turns": [r.model_dump(mode="json") for r in result.records],
+    }
+    (out / "results.json").write_text(
+        json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8"
+    )
     _bars(result, QUALITY, out / "quality.png", "Quality on the test split (95% CI)")
-    _bars(result, ("items_per_turn", "bytes_per_turn", "injection_rate"), out / "dose.png",
-          "Dose per turn on the test split (95% CI)")
+    _bars(
+        result,
+        ("items_per_turn", "bytes_per_turn", "injection_rate"),
+        out / "dose.png",
+        "Dose per turn on the test split (95% CI)",
+    )
     return [out / "report.md", out / "results.json", out / "quality.png", out / "dose.png"]

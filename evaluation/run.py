@@ -62,9 +62,14 @@ class EvalResult(BaseModel):
     records: list[TurnRecord] = Field(default_factory=list, exclude=True)
 
 
-def answer_all(system: System, probes: list[Probe], env: Environment, store: SnapshotStore,
-               threshold: Callable[[str], float], tick: Tick | None = None
-               ) -> dict[str, Injection]:
+def answer_all(
+    system: System,
+    probes: list[Probe],
+    env: Environment,
+    store: SnapshotStore,
+    threshold: Callable[[str], float],
+    tick: Tick | None = None,
+) -> dict[str, Injection]:
     """One replay of ``probes`` in time order; a probe before any memory gets nothing."""
     system.start_pass()
     out: dict[str, Injection] = {}
@@ -80,8 +85,7 @@ def answer_all(system: System, probes: list[Probe], env: Environment, store: Sna
     return out
 
 
-def gold_records(name: str, probes: list[Probe], answers: dict[str, Injection]
-                 ) -> list[TurnRecord]:
+def gold_records(name: str, probes: list[Probe], answers: dict[str, Injection]) -> list[TurnRecord]:
     return [turn_record(name, p, answers[p.id], gold_verdict(p, answers[p.id])) for p in probes]
 
 
@@ -90,8 +94,13 @@ def gold_records(name: str, probes: list[Probe], answers: dict[str, Injection]
 ROUTINE_LIMIT = {"working": 0.05}
 
 
-def tune(system: System, dev: list[Probe], env: Environment, store: SnapshotStore,
-         tick: Tick | None = None) -> tuple[dict[str, float], dict[str, float]]:
+def tune(
+    system: System,
+    dev: list[Probe],
+    env: Environment,
+    store: SnapshotStore,
+    tick: Tick | None = None,
+) -> tuple[dict[str, float], dict[str, float]]:
     """Per tuning group: the grid threshold with the best dev composite (then fewest bytes),
     within the group's routine-injection limit when it has one."""
     groups = {system.group(system_input(p)) for p in dev}
@@ -134,7 +143,10 @@ def run_evaluation(
         store = SnapshotStore(env, work, make_embedder(settings), profiles)
         external, skipped = external_systems(settings.llm_base_url)
         systems: list[System] = [
-            *dose_mem_systems(profiles, env.spec), *baseline_systems(env.spec), *external]
+            *dose_mem_systems(profiles, env.spec),
+            *baseline_systems(env.spec),
+            *external,
+        ]
         if only:
             systems = [s for s in systems if s.name in only]
         dev = [p for p in env.probes if p.split == Split.dev]
@@ -149,36 +161,48 @@ def run_evaluation(
             tuned[system.name] = tune(system, dev, env, store, tick)
             chosen = tuned[system.name][0]
             answers[system.name] = answer_all(
-                system, test, env, store, lambda g, c=chosen: c.get(g, max(c.values())), tick)
+                system, test, env, store, lambda g, c=chosen: c.get(g, max(c.values())), tick
+            )
         agreed: dict[str, float | int | str] = {}
         if judge == "gold":
-            verdicts = {name: {p.id: gold_verdict(p, a[p.id]) for p in test}
-                        for name, a in answers.items()}
+            verdicts = {
+                name: {p.id: gold_verdict(p, a[p.id]) for p in test} for name, a in answers.items()
+            }
         else:
             verdicts, agreed = llm_verdicts(settings, env, test, answers, second_model)
         records: list[TurnRecord] = []
         results: dict[str, SystemResult] = {}
         for system in systems:
             name = system.name
-            mine = [turn_record(name, p, answers[name][p.id], verdicts[name][p.id])
-                    for p in test]
+            mine = [turn_record(name, p, answers[name][p.id], verdicts[name][p.id]) for p in test]
             records.extend(mine)
             results[name] = SystemResult(
-                thresholds=tuned[name][0], dev_composite=tuned[name][1],
+                thresholds=tuned[name][0],
+                dev_composite=tuned[name][1],
                 metrics=summarise(mine),
             )
-        snaps = {p.id: (c.sha[:10] if (c := env.snapshot_for(p)) else "none")
-                 for p in env.probes}
+        snaps = {p.id: (c.sha[:10] if (c := env.snapshot_for(p)) else "none") for p in env.probes}
         return EvalResult(
-            env=env.spec.name, judge=judge, probes=len(env.probes), dev_probes=len(dev),
-            test_probes=len(test), snapshots=snaps, systems=results, skipped=skipped,
-            records=records, agreement=agreed,
+            env=env.spec.name,
+            judge=judge,
+            probes=len(env.probes),
+            dev_probes=len(dev),
+            test_probes=len(test),
+            snapshots=snaps,
+            systems=results,
+            skipped=skipped,
+            records=records,
+            agreement=agreed,
         )
 
 
-def llm_verdicts(settings: Settings, env: Environment, test: list[Probe],
-                 answers: dict[str, dict[str, Injection]], second_model: str | None
-                 ) -> tuple[dict[str, dict[str, Verdict]], dict[str, float | int | str]]:
+def llm_verdicts(
+    settings: Settings,
+    env: Environment,
+    test: list[Probe],
+    answers: dict[str, dict[str, Injection]],
+    second_model: str | None,
+) -> tuple[dict[str, dict[str, Verdict]], dict[str, float | int | str]]:
     """The rubric judge on every test probe, and its agreement on a sampled 20%."""
     items = load_memory(env.repo).items
     judge = LLMJudge(settings, items)

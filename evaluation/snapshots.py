@@ -49,16 +49,18 @@ class Snapshot:
     day the person spoke, not on the day the evaluation runs.
     """
 
-    def __init__(self, commit: Commit, root: Path, embedder: Embedder,
-                 profiles: dict[str, Profile]) -> None:
+    def __init__(
+        self, commit: Commit, root: Path, embedder: Embedder, profiles: dict[str, Profile]
+    ) -> None:
         self.commit = commit
         self.memory_dir = root / "memory"
         self.index_dir = root / "index"
         self.today = commit.at.date()
         self.memory: Memory = load_memory(self.memory_dir)
         rebuild(self.memory_dir, self.index_dir, embedder, reason="evaluation snapshot")
-        self.engine = RecallEngine(self.memory_dir, self.index_dir, profiles, embedder,
-                                   today=lambda: self.today)
+        self.engine = RecallEngine(
+            self.memory_dir, self.index_dir, profiles, embedder, today=lambda: self.today
+        )
         self.engine.index = MemoIndex(self.engine.index)  # type: ignore[assignment]
         self.index = self.engine.index
 
@@ -69,12 +71,16 @@ class Snapshot:
 class SnapshotStore:
     """Snapshots by commit sha, created on first use under ``workdir``."""
 
-    def __init__(self, env: Environment, workdir: Path, embedder: Embedder,
-                 profiles: dict[str, Profile]) -> None:
+    def __init__(
+        self, env: Environment, workdir: Path, embedder: Embedder, profiles: dict[str, Profile]
+    ) -> None:
         self.env = env
         self.workdir = workdir
-        self.embedder = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(
-            embedder, size=8192)
+        self.embedder = (
+            embedder
+            if isinstance(embedder, CachedEmbedder)
+            else CachedEmbedder(embedder, size=8192)
+        )
         self.profiles = profiles
         self._made: dict[str, Snapshot] = {}
 

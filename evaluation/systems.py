@@ -76,8 +76,15 @@ class System(Protocol):
 class DoseMem:
     """The read path itself (``RecallEngine.recall``), with the gate threshold overridden."""
 
-    def __init__(self, name: str, profiles: dict[str, Profile], spec: EnvSpec,
-                 profile: str | None = None, *, shipped: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        profiles: dict[str, Profile],
+        spec: EnvSpec,
+        profile: str | None = None,
+        *,
+        shipped: bool = False,
+    ) -> None:
         self.name = name
         self.profiles = profiles
         self.spec = spec
@@ -96,11 +103,20 @@ class DoseMem:
             snapshot.engine.sessions = SessionTracker()  # a fresh replay
             self._snapshots.add(id(snapshot))
         base = self.profiles[self.group(inp)]
-        profile = base if threshold == SHIPPED else base.model_copy(
-            update={"gate": base.gate.model_copy(update={"threshold": threshold})})
+        profile = (
+            base
+            if threshold == SHIPPED
+            else base.model_copy(
+                update={"gate": base.gate.model_copy(update={"threshold": threshold})}
+            )
+        )
         request = RecallRequest(
-            prompt=inp.prompt, session_id=inp.session_id, turn=inp.turn, cwd=inp.cwd,
-            project=inp.project, previous_turn=inp.previous_turn,
+            prompt=inp.prompt,
+            session_id=inp.session_id,
+            turn=inp.turn,
+            cwd=inp.cwd,
+            project=inp.project,
+            previous_turn=inp.previous_turn,
         )
         snapshot.set_day(inp.timestamp)
         result = snapshot.engine.recall(self.spec.identity(inp.agent), request, profile)
@@ -113,16 +129,21 @@ class DoseMem:
 class RetrievalBaseline:
     """One retrieval leg (dense or BM25) with a threshold on that leg's own score."""
 
-    def __init__(self, mode: str, spec: EnvSpec, grid: list[float],
-                 score: Callable[[Hit], float]) -> None:
+    def __init__(
+        self, mode: str, spec: EnvSpec, grid: list[float], score: Callable[[Hit], float]
+    ) -> None:
         self.name = mode
         self.mode = mode
         self.spec = spec
         self.grid = grid
         self.score = score
         self.profile = Profile(
-            name=f"baseline-{mode}", triggers=[Trigger.every_turn], scope="full",
-            level=Level.l0_l1, budget_bytes=spec.budget_bytes, max_items=spec.max_items,
+            name=f"baseline-{mode}",
+            triggers=[Trigger.every_turn],
+            scope="full",
+            level=Level.l0_l1,
+            budget_bytes=spec.budget_bytes,
+            max_items=spec.max_items,
             gate=Gate(threshold=0.0),
         )
 
@@ -136,7 +157,8 @@ class RetrievalBaseline:
         allowed = self.spec.identity(inp.agent).projects
         projects = sorted(snapshot.memory.registry.ids if allowed is None else allowed)
         prefilter = Prefilter(
-            clauses=[ScopeClause(projects=[*projects, GLOBAL])], automatic=False,
+            clauses=[ScopeClause(projects=[*projects, GLOBAL])],
+            automatic=False,
             today=inp.timestamp.date(),
         )
         hits = snapshot.index.search(inp.prompt, prefilter, k=DEPTH, mode=self.mode)
@@ -150,18 +172,26 @@ class RetrievalBaseline:
 
 
 def dose_mem_systems(profiles: dict[str, Profile], spec: EnvSpec) -> list[DoseMem]:
-    fixed = [DoseMem(f"dose-mem/{name}", profiles, spec, profile=name)
-             for name in ("full", "working", "personal") if name in profiles]
-    return [DoseMem("dose-mem", profiles, spec),
-            DoseMem("dose-mem/shipped", profiles, spec, shipped=True), *fixed]
+    fixed = [
+        DoseMem(f"dose-mem/{name}", profiles, spec, profile=name)
+        for name in ("full", "working", "personal")
+        if name in profiles
+    ]
+    return [
+        DoseMem("dose-mem", profiles, spec),
+        DoseMem("dose-mem/shipped", profiles, spec, shipped=True),
+        *fixed,
+    ]
 
 
 def baseline_systems(spec: EnvSpec) -> list[RetrievalBaseline]:
     return [
-        RetrievalBaseline("dense", spec, [round(0.05 * i, 2) for i in range(0, 17)],
-                          lambda h: h.cosine),
-        RetrievalBaseline("bm25", spec, [0.0, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 15],
-                          lambda h: h.bm25),
+        RetrievalBaseline(
+            "dense", spec, [round(0.05 * i, 2) for i in range(0, 17)], lambda h: h.cosine
+        ),
+        RetrievalBaseline(
+            "bm25", spec, [0.0, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 15], lambda h: h.bm25
+        ),
     ]
 
 

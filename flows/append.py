@@ -71,22 +71,35 @@ def card_id(candidate: Candidate) -> str:
 
 
 def evidence_of(candidate: Candidate, run_id: str) -> Evidence:
-    return Evidence(agent=candidate.agent, session=candidate.session, at=candidate.at,
-                    quote=candidate.fact.quote, run=run_id)
+    return Evidence(
+        agent=candidate.agent,
+        session=candidate.session,
+        at=candidate.at,
+        quote=candidate.fact.quote,
+        run=run_id,
+    )
 
 
 def new_card(candidate: Candidate, decision: Decision, run_id: str) -> Card:
     fact = candidate.fact
     created = (candidate.at or dt.datetime.now(dt.UTC)).date()
     who = "the user" if candidate.by_user else candidate.agent
-    body = (f"{fact.statement}\n\n## Source\n\n> {fact.quote}\n\n"
-            f"Said by {who} in {candidate.agent} session {candidate.session}"
-            f"{f' on {created}' if candidate.at else ''}; {decision.reason}.")
+    body = (
+        f"{fact.statement}\n\n## Source\n\n> {fact.quote}\n\n"
+        f"Said by {who} in {candidate.agent} session {candidate.session}"
+        f"{f' on {created}' if candidate.at else ''}; {decision.reason}."
+    )
     return Card(
-        id=card_id(candidate), type=fact.type, project=fact.project, conclusion=fact.statement,
-        created=created, confidence=fact.confidence, source=Source.auto,
+        id=card_id(candidate),
+        type=fact.type,
+        project=fact.project,
+        conclusion=fact.statement,
+        created=created,
+        confidence=fact.confidence,
+        source=Source.auto,
         supersedes=[decision.target] if decision.action == "supersede" and decision.target else [],
-        evidence=[evidence_of(candidate, run_id), *candidate.also], body=body,
+        evidence=[evidence_of(candidate, run_id), *candidate.also],
+        body=body,
     )
 
 
@@ -97,7 +110,10 @@ def card_rel(card: Card, registry: Registry) -> str:
 
 
 def plan(
-    root: Path, run_id: str, decided: list[tuple[Candidate, Decision]], paths: dict[str, str],
+    root: Path,
+    run_id: str,
+    decided: list[tuple[Candidate, Decision]],
+    paths: dict[str, str],
     registry: Registry,
 ) -> list[Write]:
     """Final bytes of every file this run touches; ``paths`` maps existing ids to their files."""
@@ -199,11 +215,12 @@ def recover(root: Path, state: Path) -> list[str]:
 
 
 def journals(state: Path) -> dict[str, Journal]:
-    return {p.stem: Journal.model_validate_json(p.read_bytes())
-            for p in sorted(journal_dir(state).glob("*.json"))}
+    return {
+        p.stem: Journal.model_validate_json(p.read_bytes())
+        for p in sorted(journal_dir(state).glob("*.json"))
+    }
 
 
 def commit_message(run_id: str, counts: dict[str, int]) -> str:
     summary = ", ".join(f"{v} {k}" for k, v in counts.items())
     return f"ingest {run_id}: {summary}\n\n{RUN_TRAILER}: {run_id}\n"
-

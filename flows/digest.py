@@ -63,8 +63,13 @@ def project_for(cwd: str | None, registry: Registry) -> str:
 
 def digest(item: Pending, registry: Registry) -> Digest:
     t = item.transcript
-    out = Digest(key=t.key, agent=t.agent, session=t.session_id, cwd=t.cwd,
-                 project=project_for(t.cwd, registry))
+    out = Digest(
+        key=t.key,
+        agent=t.agent,
+        session=t.session_id,
+        cwd=t.cwd,
+        project=project_for(t.cwd, registry),
+    )
     turns = list(enumerate(t.turns))[item.start :]
     for pos, (n, turn) in enumerate(turns):
         for tool in turn.tools:

@@ -15,5 +15,7 @@ def distill(digest: Digest, settings: Settings, registry: Registry) -> list[Fact
     header = f"project ids: {', '.join(sorted(registry.ids)) or '(none)'}\n"
     answer = llm.ask(settings, "distill", header + digest.render(), FactList)
     known = registry.ids | {GLOBAL}
-    return [f if f.project in known else f.model_copy(update={"project": digest.project})
-            for f in answer.facts]
+    return [
+        f if f.project in known else f.model_copy(update={"project": digest.project})
+        for f in answer.facts
+    ]

@@ -88,8 +88,9 @@ def screen(candidates: list[Candidate]) -> tuple[list[Candidate], list[tuple[Can
 
 
 @task(cache_policy=NO_CACHE)
-def find_neighbours(candidates: list[Candidate], settings: Settings,
-                    embedder: Embedder) -> list[list[Neighbour]]:
+def find_neighbours(
+    candidates: list[Candidate], settings: Settings, embedder: Embedder
+) -> list[list[Neighbour]]:
     try:
         index = Index.open(settings.index_path, embedder)
     except IndexMissing:
@@ -99,8 +100,9 @@ def find_neighbours(candidates: list[Candidate], settings: Settings,
 
 
 @task(cache_policy=NO_CACHE)
-def judge_all(candidates: list[Candidate], near: list[list[Neighbour]],
-              settings: Settings) -> list[Decision]:
+def judge_all(
+    candidates: list[Candidate], near: list[list[Neighbour]], settings: Settings
+) -> list[Decision]:
     return judge.judge(candidates, near, settings)
 
 
@@ -119,9 +121,15 @@ def fold_duplicates(candidates: list[Candidate]) -> list[Candidate]:
     kept: list[Candidate] = []
     for c in candidates:
         words = rules.subject(c.fact.statement)
-        twin = next((k for k in kept if rules.jaccard(words, rules.subject(k.fact.statement))
-                     >= rules.NEAR_DUPLICATE and not (c.correction and words - rules.subject(
-                         k.fact.statement))), None)
+        twin = next(
+            (
+                k
+                for k in kept
+                if rules.jaccard(words, rules.subject(k.fact.statement)) >= rules.NEAR_DUPLICATE
+                and not (c.correction and words - rules.subject(k.fact.statement))
+            ),
+            None,
+        )
         if twin is None:
             kept.append(c)
         else:
@@ -163,8 +171,11 @@ def ingest(home: str | None = None) -> RunSummary:
             try:
                 facts = distil_with_retries(d, settings, registry)
             except Exception as exc:  # any model failure fails this session only
-                log.warning("distil of %s failed after retries (%s); it is read again next run",
-                            item.transcript.key, exc)
+                log.warning(
+                    "distil of %s failed after retries (%s); it is read again next run",
+                    item.transcript.key,
+                    exc,
+                )
                 failed.add(item.transcript.key)
                 continue
             kept, dropped = verify_quotes(facts, d)
@@ -182,25 +193,38 @@ def ingest(home: str | None = None) -> RunSummary:
             failed |= {f"{c.agent}:{c.session}" for c in kept}
             kept, decisions = [], []
         decided = list(zip(kept, decisions, strict=True))
-        decided += [(c, Decision(action="reject", reason=r)) for c, r in rejected
-                    if f"{c.agent}:{c.session}" not in failed]
+        decided += [
+            (c, Decision(action="reject", reason=r))
+            for c, r in rejected
+            if f"{c.agent}:{c.session}" not in failed
+        ]
         summary.sessions_failed = sorted(failed)
         summary.decisions = dict(Counter(d.action for _, d in decided))
         memory = load_memory(root)
         paths = {i: item.path for i, item in memory.items.items()}
         writes = append.plan(root, summary.run_id, decided, paths, memory.registry)
         journal = append.Journal(
-            run_id=summary.run_id, writes=writes,
-            message=append.commit_message(summary.run_id, {
-                "sessions": len(items), **{k: summary.decisions.get(k, 0) for k in
-                                           ("promote", "merge", "supersede", "reject")}}),
+            run_id=summary.run_id,
+            writes=writes,
+            message=append.commit_message(
+                summary.run_id,
+                {
+                    "sessions": len(items),
+                    **{
+                        k: summary.decisions.get(k, 0)
+                        for k in ("promote", "merge", "supersede", "reject")
+                    },
+                },
+            ),
         )
-        ledger.record(journal.ledger, [i for i in items if i.transcript.key not in failed],
-                      summary.run_id)
+        ledger.record(
+            journal.ledger, [i for i in items if i.transcript.key not in failed], summary.run_id
+        )
         journal = append_cards(settings, journal)
         summary.commit = journal.commit
-        summary.cards_written = sum(1 for w in writes if w.before is None
-                                    and not w.rel.endswith(".evidence.jsonl"))
+        summary.cards_written = sum(
+            1 for w in writes if w.before is None and not w.rel.endswith(".evidence.jsonl")
+        )
         summary.evidence_appended = sum(1 for w in writes if w.rel.endswith(".evidence.jsonl"))
         if writes:
             reindex(settings, embedder)
@@ -214,27 +238,39 @@ def _artifacts(summary: RunSummary, decided: list[tuple[Candidate, Decision]]) -
     create_markdown_artifact(
         key="ingest-summary",
         description=f"ingest run {summary.run_id}",
-        markdown="\n".join([
-            f"# Ingest run `{summary.run_id}`", "",
-            "| | |", "|---|---|",
-            f"| sessions read | {summary.sessions_read} |",
-            f"| sessions failed (retried next run) | {len(summary.sessions_failed)} |",
-            f"| facts distilled | {summary.facts_distilled} |",
-            f"| quotes rejected | {summary.quotes_rejected} |",
-            f"| pre-screen rejected | {summary.prescreen_rejected} |",
-            f"| decisions | {kinds} |",
-            f"| cards written | {summary.cards_written} |",
-            f"| evidence appended | {summary.evidence_appended} |",
-            f"| commit | {summary.commit or 'none (nothing new)'} |",
-            f"| recovered runs | {', '.join(summary.recovered) or 'none'} |",
-        ]),
+        markdown="\n".join(
+            [
+                f"# Ingest run `{summary.run_id}`",
+                "",
+                "| | |",
+                "|---|---|",
+                f"| sessions read | {summary.sessions_read} |",
+                f"| sessions failed (retried next run) | {len(summary.sessions_failed)} |",
+                f"| facts distilled | {summary.facts_distilled} |",
+                f"| quotes rejected | {summary.quotes_rejected} |",
+                f"| pre-screen rejected | {summary.prescreen_rejected} |",
+                f"| decisions | {kinds} |",
+                f"| cards written | {summary.cards_written} |",
+                f"| evidence appended | {summary.evidence_appended} |",
+                f"| commit | {summary.commit or 'none (nothing new)'} |",
+                f"| recovered runs | {', '.join(summary.recovered) or 'none'} |",
+            ]
+        ),
     )
     create_table_artifact(
         key="ingest-decisions",
         description=f"decisions of ingest run {summary.run_id}",
-        table=[{"statement": c.fact.statement, "action": d.action, "target": d.target or "",
-                "reason": d.reason, "agent": c.agent, "session": c.session}
-               for c, d in decided],
+        table=[
+            {
+                "statement": c.fact.statement,
+                "action": d.action,
+                "target": d.target or "",
+                "reason": d.reason,
+                "agent": c.agent,
+                "session": c.session,
+            }
+            for c, d in decided
+        ],
     )
 
 

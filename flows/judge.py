@@ -43,18 +43,27 @@ def _ask(
 ) -> list[Decision]:
     blocks = []
     for i, (c, near) in enumerate(zip(candidates, neighbours, strict=True)):
-        lines = [f"## candidate {i}", f"statement: {c.fact.statement}", f"type: {c.fact.type}",
-                 f"quote: {c.fact.quote}", f"user words: {'yes' if c.by_user else 'no'}",
-                 f"session date: {c.at.date() if c.at else 'unknown'}",
-                 f"confidence: {c.fact.confidence}", "existing cards:"]
-        lines += [f"- {n.id} ({n.type}, created {n.created}, confidence {n.confidence}): {n.l0}"
-                  for n in near] or ["- (none)"]
+        lines = [
+            f"## candidate {i}",
+            f"statement: {c.fact.statement}",
+            f"type: {c.fact.type}",
+            f"quote: {c.fact.quote}",
+            f"user words: {'yes' if c.by_user else 'no'}",
+            f"session date: {c.at.date() if c.at else 'unknown'}",
+            f"confidence: {c.fact.confidence}",
+            "existing cards:",
+        ]
+        lines += [
+            f"- {n.id} ({n.type}, created {n.created}, confidence {n.confidence}): {n.l0}"
+            for n in near
+        ] or ["- (none)"]
         blocks.append("\n".join(lines))
     answer = llm.ask(settings, "judge", "\n\n".join(blocks), JudgedList)
     by_index = {j.index: j for j in answer.decisions}
     return [
         Decision(action=by_index[i].action, target=by_index[i].target, reason=by_index[i].reason)
-        if i in by_index else Decision(action="reject", reason="the judge gave no decision")
+        if i in by_index
+        else Decision(action="reject", reason="the judge gave no decision")
         for i in range(len(candidates))
     ]
 
@@ -64,13 +73,16 @@ def guard(candidate: Candidate, decision: Decision, neighbours: list[Neighbour])
         return decision
     target = next((n for n in neighbours if n.id == decision.target), None)
     if target is None:
-        return Decision(action="reject",
-                        reason=f"{decision.action} names {decision.target!r}, not a neighbour")
+        return Decision(
+            action="reject", reason=f"{decision.action} names {decision.target!r}, not a neighbour"
+        )
     if decision.action == "merge":
         return decision
     newer = candidate.at is None or target.created is None or candidate.at.date() >= target.created
     stronger = candidate.by_user or candidate.fact.confidence > target.confidence
     if newer and stronger:
         return decision
-    return Decision(action="reject", reason=f"supersede of {target.id} without a newer, "
-                    f"stronger source ({decision.reason})")
+    return Decision(
+        action="reject",
+        reason=f"supersede of {target.id} without a newer, stronger source ({decision.reason})",
+    )

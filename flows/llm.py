@@ -33,8 +33,12 @@ def prompt(name: str) -> str:
 
 def ask(settings: Settings, prompt_name: str, content: str, response_model: type[M]) -> M:
     client = instructor.from_openai(
-        OpenAI(base_url=settings.llm_base_url, api_key=settings.llm_api_key or "unused",
-               timeout=settings.llm_timeout_s, max_retries=settings.llm_max_retries),
+        OpenAI(
+            base_url=settings.llm_base_url,
+            api_key=settings.llm_api_key or "unused",
+            timeout=settings.llm_timeout_s,
+            max_retries=settings.llm_max_retries,
+        ),
         mode=instructor.Mode.TOOLS,
     )
     return client.chat.completions.create(
@@ -42,6 +46,8 @@ def ask(settings: Settings, prompt_name: str, content: str, response_model: type
         response_model=response_model,
         max_retries=settings.llm_max_retries,
         temperature=0,
-        messages=[{"role": "system", "content": prompt(prompt_name)},
-                  {"role": "user", "content": content}],
+        messages=[
+            {"role": "system", "content": prompt(prompt_name)},
+            {"role": "user", "content": content},
+        ],
     )

@@ -20,9 +20,16 @@ def neighbours(
     out = []
     for hit in index.search(candidate.fact.statement, prefilter, k=TOP_K, mode="hybrid"):
         item = items.get(hit.item_id)
-        out.append(Neighbour(
-            id=hit.item_id, l0=hit.l0, type=hit.type, project=hit.project,
-            created=item.created if item else None,
-            confidence=item.confidence if item else 1.0, cosine=hit.cosine, text=hit.text,
-        ))
+        out.append(
+            Neighbour(
+                id=hit.item_id,
+                l0=hit.l0,
+                type=hit.type,
+                project=hit.project,
+                created=item.created if item else None,
+                confidence=item.confidence if item else 1.0,
+                cosine=hit.cosine,
+                text=hit.text,
+            )
+        )
     return out

@@ -23,36 +23,52 @@ SECRET = [
     re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
     re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{16,}", _I),
-    re.compile(r"(\b(password|passwd|pwd|secret|token|api[_ -]?key)|密码|口令|密钥)"
-               r"\s*(is|=|:|：|是)\s*\S{4,}", _I),
+    re.compile(
+        r"(\b(password|passwd|pwd|secret|token|api[_ -]?key)|密码|口令|密钥)"
+        r"\s*(is|=|:|：|是)\s*\S{4,}",
+        _I,
+    ),
 ]
 _TIME = re.compile(r"\b([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?\b|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 _COMMAND_LOG = re.compile(
     r"(\bran\b|\bre-?ran\b|\bexecuted\b|\bexit code\b|\$ \S+|\bthen (re)?ran\b|"
     r"\bfixed (it|the|by)\b.*\b(running|reinstall|pip|npm|apt|chmod|git)\b|"
     r"\b(pip|npm|apt-get|brew) install\b.*\b(fixed|worked|resolved)\b|"
-    r"执行了|运行了.*(修复|解决))", _I)
+    r"执行了|运行了.*(修复|解决))",
+    _I,
+)
 _VERSION = re.compile(r"\bv?\d+\.\d+(\.\d+)?\b")
 _VERSION_STATE = re.compile(
     r"\b(currently (on|at|running)|is (now )?(on|at) (version|v)|upgraded to|bumped to|"
-    r"downgraded to|latest version|installed version|version is)\b|当前版本|升级到|版本是", _I)
+    r"downgraded to|latest version|installed version|version is)\b|当前版本|升级到|版本是",
+    _I,
+)
 _CREATED_DOC = re.compile(
     r"\b(created|wrote|drafted|generated|added|saved|exported)\b.{0,40}\b(file|document|doc|"
     r"readme|report|page|notes?|spreadsheet|slides?|pdf|markdown)\b|"
-    r"(创建|写|生成|新建|导出)了.{0,20}(文档|文件|报告|页面|笔记)", _I)
+    r"(创建|写|生成|新建|导出)了.{0,20}(文档|文件|报告|页面|笔记)",
+    _I,
+)
 _PERSISTENT = re.compile(
     r"\b(always|never|from now on|by default|every time|whenever|in general|prefer|"
     r"instead|don'?t|do not|avoid|remember|going forward|convention|rule)\b|"
-    r"一律|以后|总是|永远|每次|默认|不要|别再|记住|换成|改成|统一|优先|习惯", _I)
+    r"一律|以后|总是|永远|每次|默认|不要|别再|记住|换成|改成|统一|优先|习惯",
+    _I,
+)
 _ONE_OFF = re.compile(
     r"^\s*(please|pls|can you|could you|would you|now|next|go ahead|let'?s|fix|run|create|"
     r"write|open|add|delete|remove|rename|update|check|look at)\b|"
-    r"^\s*(帮我|请|麻烦|现在|接下来|先)", _I)
+    r"^\s*(帮我|请|麻烦|现在|接下来|先)",
+    _I,
+)
 _PERSONAL = re.compile(
-    r"\b(i|we|my|our|me|us|you|your|user|team|project|repo|this)\b|我|我们|咱们|你|项目|仓库", _I)
+    r"\b(i|we|my|our|me|us|you|your|user|team|project|repo|this)\b|我|我们|咱们|你|项目|仓库", _I
+)
 _GENERIC = re.compile(
     r"^\s*(the |a |an )?[\w .+#-]{1,40}\b(is|are|means|stands for|was (invented|created|released)|"
-    r"uses|supports|returns)\b|是一种|是指|指的是|表示", _I)
+    r"uses|supports|returns)\b|是一种|是指|指的是|表示",
+    _I,
+)
 
 Rule = Callable[[str, str, Candidate], str | None]
 
@@ -66,8 +82,9 @@ def _timeline(text: str, _quote: str, _c: Candidate) -> str | None:
 
 
 def _command_log(text: str, _quote: str, _c: Candidate) -> str | None:
-    return "command-repair log" if _COMMAND_LOG.search(text) and not _PERSISTENT.search(text) \
-        else None
+    return (
+        "command-repair log" if _COMMAND_LOG.search(text) and not _PERSISTENT.search(text) else None
+    )
 
 
 def _version(text: str, _quote: str, _c: Candidate) -> str | None:
@@ -75,8 +92,11 @@ def _version(text: str, _quote: str, _c: Candidate) -> str | None:
 
 
 def _created_doc(text: str, _quote: str, _c: Candidate) -> str | None:
-    return "record of creating a document" if _CREATED_DOC.search(text) \
-        and not _PERSISTENT.search(text) else None
+    return (
+        "record of creating a document"
+        if _CREATED_DOC.search(text) and not _PERSISTENT.search(text)
+        else None
+    )
 
 
 def _one_off(text: str, quote: str, c: Candidate) -> str | None:

@@ -22,8 +22,9 @@ def reindex(home: str | None = None, full: bool = False) -> build.BuildReport:
     """Incremental by default; ``full`` rebuilds from the Markdown files."""
     settings = get_settings(home=Path(home) if home else None)
     report = refresh_index(settings, make_embedder(settings), full=full)
-    get_run_logger().info("reindex %s: %s", report.mode, report.model_dump_json(
-        exclude={"problems"}))
+    get_run_logger().info(
+        "reindex %s: %s", report.mode, report.model_dump_json(exclude={"problems"})
+    )
     for problem in report.problems:
         get_run_logger().warning("skipped %s", problem)
     return report

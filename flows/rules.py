@@ -26,24 +26,70 @@ CUE = re.compile(
 )
 CORRECTION = re.compile(
     r"\b(instead|rather than|no longer|not .{1,30} anymore|switch to|change (it )?to|"
-    r"actually)\b|换成|改成|不再|而不是|改用|改为", _I)
+    r"actually)\b|换成|改成|不再|而不是|改用|改为",
+    _I,
+)
 _PITFALL = re.compile(r"\b(never|don'?t|do not|avoid)\b|不要|别再|避免|小心", _I)
 _TROUBLE = re.compile(
-    r"\b(error|fail|fails|break|breaks|crash|bug|hang|corrupt)|出错|报错|失败|崩溃", _I)
+    r"\b(error|fail|fails|break|breaks|crash|bug|hang|corrupt)|出错|报错|失败|崩溃", _I
+)
 _CONVENTION = re.compile(
     r"\b(naming|name|format|commit|branch|convention|style|indent|prefix|suffix|layout)|"
-    r"命名|格式|规范|风格|提交|缩进", _I)
+    r"命名|格式|规范|风格|提交|缩进",
+    _I,
+)
 _HABIT = re.compile(
-    r"\b(every (morning|evening|day|week)|each (morning|week)|weekly|daily)\b|每天|每周|每晚", _I)
+    r"\b(every (morning|evening|day|week)|each (morning|week)|weekly|daily)\b|每天|每周|每晚", _I
+)
 _QUESTION = re.compile(r"[?？]\s*$|^\s*(can|could|would|will|do|does|is|are) you\b", _I)
 _LEAD = re.compile(r"^\s*(ok(ay)?|also|and|so|btw|by the way|好的|另外|还有)[,，:：\s]+", _I)
-CUE_WORDS = frozenset({
-    "always", "never", "now", "going", "forward", "default", "every", "time", "whenever",
-    "instead", "prefer", "rather", "don't", "dont", "avoid", "make", "sure", "remember",
-    "longer", "stop", "switch", "use", "using", "please", "mark",
-    "一律", "以后", "不要", "别再", "换成", "改成", "总是", "永远", "每次",
-    "默认", "记住", "统一", "优先", "不再", "改用", "务必", "习惯", "用",
-})
+CUE_WORDS = frozenset(
+    {
+        "always",
+        "never",
+        "now",
+        "going",
+        "forward",
+        "default",
+        "every",
+        "time",
+        "whenever",
+        "instead",
+        "prefer",
+        "rather",
+        "don't",
+        "dont",
+        "avoid",
+        "make",
+        "sure",
+        "remember",
+        "longer",
+        "stop",
+        "switch",
+        "use",
+        "using",
+        "please",
+        "mark",
+        "一律",
+        "以后",
+        "不要",
+        "别再",
+        "换成",
+        "改成",
+        "总是",
+        "永远",
+        "每次",
+        "默认",
+        "记住",
+        "统一",
+        "优先",
+        "不再",
+        "改用",
+        "务必",
+        "习惯",
+        "用",
+    }
+)
 NEAR_DUPLICATE = 0.75
 SAME_SUBJECT = 0.3
 
@@ -58,9 +104,15 @@ def distill(digest: Digest) -> list[Fact]:
                 if _QUESTION.search(sentence) or not CUE.search(sentence):
                     continue
                 statement = _LEAD.sub("", sentence).strip()
-                facts.append(Fact(statement=statement[:1].upper() + statement[1:],
-                                  type=_type_of(sentence), project=digest.project,
-                                  confidence=0.9, quote=sentence))
+                facts.append(
+                    Fact(
+                        statement=statement[:1].upper() + statement[1:],
+                        type=_type_of(sentence),
+                        project=digest.project,
+                        confidence=0.9,
+                        quote=sentence,
+                    )
+                )
     return facts
 
 
@@ -85,17 +137,25 @@ def jaccard(a: set[str], b: set[str]) -> float:
 
 def judge(candidate: Candidate, neighbours: list[Neighbour]) -> Decision:
     words = subject(candidate.fact.statement)
-    scored = sorted(((jaccard(words, subject(n.l0)), n) for n in neighbours),
-                    key=lambda pair: (-pair[0], -pair[1].cosine))
+    scored = sorted(
+        ((jaccard(words, subject(n.l0)), n) for n in neighbours),
+        key=lambda pair: (-pair[0], -pair[1].cosine),
+    )
     if not scored:
         return Decision(action="promote", reason="no existing card on this subject")
     sim, best = scored[0]
     new_words = words - subject(best.l0)
     if candidate.correction and sim >= SAME_SUBJECT and new_words:
-        return Decision(action="supersede", target=best.id,
-                        reason=f"same subject as {best.id} (overlap {sim:.2f}) with a correction "
-                        f"cue in the user's words")
+        return Decision(
+            action="supersede",
+            target=best.id,
+            reason=f"same subject as {best.id} (overlap {sim:.2f}) with a correction "
+            f"cue in the user's words",
+        )
     if sim >= NEAR_DUPLICATE or (sim >= 0.5 and best.cosine >= 0.9):
-        return Decision(action="merge", target=best.id,
-                        reason=f"near-duplicate of {best.id} (overlap {sim:.2f})")
+        return Decision(
+            action="merge",
+            target=best.id,
+            reason=f"near-duplicate of {best.id} (overlap {sim:.2f})",
+        )
     return Decision(action="promote", reason=f"new subject (best overlap {sim:.2f})")

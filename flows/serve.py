@@ -27,12 +27,16 @@ def deployments(config: Path = PREFECT_YAML) -> list[RunnerDeployment]:
         path, func = entry["entrypoint"].split(":")
         flow = load_flow_from_entrypoint(f"{root / path}:{func}", use_placeholder_flow=False)
         crons = [s["cron"] for s in entry.get("schedules", []) if "cron" in s]
-        out.append(flow.to_deployment(
-            name=entry["name"], cron=crons or None,
-            concurrency_limit=entry.get("concurrency_limit"),
-            parameters=entry.get("parameters") or {}, description=entry.get("description"),
-            tags=entry.get("tags"),
-        ))
+        out.append(
+            flow.to_deployment(
+                name=entry["name"],
+                cron=crons or None,
+                concurrency_limit=entry.get("concurrency_limit"),
+                parameters=entry.get("parameters") or {},
+                description=entry.get("description"),
+                tags=entry.get("tags"),
+            )
+        )
     return out
 
 

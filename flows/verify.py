@@ -14,11 +14,30 @@ from flows.digest import Digest
 from flows.facts import Candidate, Fact
 from flows.rules import CORRECTION
 
-_QUOTES = str.maketrans({
-    "“": '"', "”": '"', "„": '"', "‟": '"', "«": '"', "»": '"', "「": '"', "」": '"',
-    "『": '"', "』": '"', "〝": '"', "〞": '"', "‘": "'", "’": "'", "‚": "'", "‛": "'",
-    "`": "'", "´": "'", "‹": "'", "›": "'",
-})
+_QUOTES = str.maketrans(
+    {
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "‟": '"',
+        "«": '"',
+        "»": '"',
+        "「": '"',
+        "」": '"',
+        "『": '"',
+        "』": '"',
+        "〝": '"',
+        "〞": '"',
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "‛": "'",
+        "`": "'",
+        "´": "'",
+        "‹": "'",
+        "›": "'",
+    }
+)
 _SPACE = re.compile(r"\s+")
 _CJK = r"\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}]) | (?=[{_CJK}])")
@@ -52,7 +71,14 @@ def verify(facts: list[Fact], digest: Digest) -> tuple[list[Candidate], list[Fac
             dropped.append(fact)
             continue
         turn = digest.turns[where]
-        kept.append(Candidate(fact=fact, agent=digest.agent, session=digest.session, at=turn.at,
-                              by_user=turn.role == "user",
-                              correction=bool(CORRECTION.search(fact.quote))))
+        kept.append(
+            Candidate(
+                fact=fact,
+                agent=digest.agent,
+                session=digest.session,
+                at=turn.at,
+                by_user=turn.role == "user",
+                correction=bool(CORRECTION.search(fact.quote)),
+            )
+        )
     return kept, dropped

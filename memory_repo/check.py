@@ -44,9 +44,7 @@ def check_memory(root: Path) -> CheckReport:
         return CheckReport(problems=[Problem(path=exc.path, reason=exc.reason)])
     memory = load_memory(root)
     problems = [*memory.problems, *stray_files(root), *registry_problems(registry)]
-    return CheckReport(
-        items=len(memory.items), files=len(memory.files), problems=unique(problems)
-    )
+    return CheckReport(items=len(memory.items), files=len(memory.files), problems=unique(problems))
 
 
 def stray_files(root: Path) -> list[Problem]:

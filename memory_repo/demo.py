@@ -86,20 +86,33 @@ def demo_registry() -> Registry:
     return Registry(
         projects=[
             Project(
-                id="tablekit", name="TableKit", aliases=["table-kit"], nicknames=["TK"],
-                paths=["/home/demo/code/tablekit"], kind=ProjectKind.research,
+                id="tablekit",
+                name="TableKit",
+                aliases=["table-kit"],
+                nicknames=["TK"],
+                paths=["/home/demo/code/tablekit"],
+                kind=ProjectKind.research,
             ),
             Project(
-                id="tabsense", name="TabSense", aliases=["tab-sense"],
-                paths=["/home/demo/research/tabsense"], kind=ProjectKind.research,
+                id="tabsense",
+                name="TabSense",
+                aliases=["tab-sense"],
+                paths=["/home/demo/research/tabsense"],
+                kind=ProjectKind.research,
             ),
             Project(
-                id="ocr-legacy", name="OCR legacy pipeline", aliases=["ocr legacy"],
-                paths=["/home/demo/old/ocr-legacy"], kind=ProjectKind.research,
+                id="ocr-legacy",
+                name="OCR legacy pipeline",
+                aliases=["ocr legacy"],
+                paths=["/home/demo/old/ocr-legacy"],
+                kind=ProjectKind.research,
                 status=ProjectStatus.archived,
             ),
             Project(
-                id="life", name="Life", nicknames=["personal"], kind=ProjectKind.personal,
+                id="life",
+                name="Life",
+                nicknames=["personal"],
+                kind=ProjectKind.personal,
             ),
         ]
     )
@@ -129,7 +142,9 @@ def _auto(clock: _Clock, *quotes: tuple[str, str, str, str]) -> dict[str, object
 def _global_cards(c: _Clock) -> dict[str, Card]:
     return {
         "uv": Card(
-            id=DEMO_IDS["uv"], type=CardType.convention, created=c.day("2026-10-05"),
+            id=DEMO_IDS["uv"],
+            type=CardType.convention,
+            created=c.day("2026-10-05"),
             conclusion="Use uv to manage Python environments; never conda or bare pip.",
             body=(
                 "Every Python project gets its environment from uv: the lock file is the "
@@ -141,17 +156,28 @@ def _global_cards(c: _Clock) -> dict[str, Card]:
             ),
         ),
         "amber": Card(
-            id=DEMO_IDS["amber"], type=CardType.preference, created=c.day("2026-10-05"),
+            id=DEMO_IDS["amber"],
+            type=CardType.preference,
+            created=c.day("2026-10-05"),
             conclusion="Mark unverified entries in amber.",
             body=(
                 "In tables and reports, highlight any number or entry that has not been "
                 "checked against its source in amber, so it stands out from verified ones.\n"
             ),
-            **_auto(c, ("hermes", "hermes-2026-10-03-a1", "2026-10-03T09:14:00",
-                        "please mark anything unverified in amber")),
+            **_auto(
+                c,
+                (
+                    "hermes",
+                    "hermes-2026-10-03-a1",
+                    "2026-10-03T09:14:00",
+                    "please mark anything unverified in amber",
+                ),
+            ),
         ),
         "teal": Card(
-            id=DEMO_IDS["teal"], type=CardType.preference, created=c.day("2026-11-02"),
+            id=DEMO_IDS["teal"],
+            type=CardType.preference,
+            created=c.day("2026-11-02"),
             conclusion="Mark unverified entries in teal (not amber any more).",
             supersedes=[DEMO_IDS["amber"]],
             body=(
@@ -159,11 +185,20 @@ def _global_cards(c: _Clock) -> dict[str, Card]:
                 "warning colour of the dashboards.\n\n## Why\n\nAmber cells were read as "
                 "errors in the weekly report; teal reads as 'to check'.\n"
             ),
-            **_auto(c, ("hermes", "hermes-2026-10-31-c7", "2026-10-31T16:40:00",
-                        "from now on use teal for unverified entries, amber looks like an error")),
+            **_auto(
+                c,
+                (
+                    "hermes",
+                    "hermes-2026-10-31-c7",
+                    "2026-10-31T16:40:00",
+                    "from now on use teal for unverified entries, amber looks like an error",
+                ),
+            ),
         ),
         "xdist_pitfall": Card(
-            id=DEMO_IDS["xdist_pitfall"], type=CardType.pitfall, created=c.day("2026-11-02"),
+            id=DEMO_IDS["xdist_pitfall"],
+            type=CardType.pitfall,
+            created=c.day("2026-11-02"),
             conclusion="With pytest-xdist, give every LanceDB test its own tmp_path.",
             body=(
                 "Two xdist workers writing one LanceDB directory corrupt the table's "
@@ -171,11 +206,20 @@ def _global_cards(c: _Clock) -> dict[str, Card]:
                 "## Fix\n\nUse the `tmp_path` fixture per test; never a module-level temp "
                 "dir shared by workers.\n"
             ),
-            **_auto(c, ("claude_code", "cc-2026-10-30-91f2", "2026-10-30T11:05:00",
-                        "the flaky failure was two xdist workers sharing one lancedb dir")),
+            **_auto(
+                c,
+                (
+                    "claude_code",
+                    "cc-2026-10-30-91f2",
+                    "2026-10-30T11:05:00",
+                    "the flaky failure was two xdist workers sharing one lancedb dir",
+                ),
+            ),
         ),
         "reply_chinese": Card(
-            id=DEMO_IDS["reply_chinese"], type=CardType.preference, created=c.day("2026-10-05"),
+            id=DEMO_IDS["reply_chinese"],
+            type=CardType.preference,
+            created=c.day("2026-10-05"),
             conclusion="回复请用中文，代码注释用英文。",
             body=(
                 "和我对话时用中文回复；代码里的注释、docstring 和日志信息一律用英文，"
@@ -183,7 +227,8 @@ def _global_cards(c: _Clock) -> dict[str, Card]:
             ),
         ),
         "commit_english": Card(
-            id=DEMO_IDS["commit_english"], type=CardType.convention,
+            id=DEMO_IDS["commit_english"],
+            type=CardType.convention,
             created=c.day("2026-10-05"),
             conclusion="提交信息用英文祈使句（例如 Add parser for rotated pages）。",
             body=(
@@ -198,14 +243,19 @@ def _tablekit_cards(c: _Clock) -> dict[str, Card]:
     p = "tablekit"
     return {
         "dataframes_decision": Card(
-            id=DEMO_IDS["dataframes_decision"], type=CardType.decision, project=p,
+            id=DEMO_IDS["dataframes_decision"],
+            type=CardType.decision,
+            project=p,
             created=c.day("2026-10-05"),
             conclusion="parse_table returns pandas DataFrames.",
             body="The first API returned one pandas DataFrame per detected table.\n",
         ),
         "table_objects_decision": Card(
-            id=DEMO_IDS["table_objects_decision"], type=CardType.decision, project=p,
-            created=c.day("2026-10-12"), supersedes=[DEMO_IDS["dataframes_decision"]],
+            id=DEMO_IDS["table_objects_decision"],
+            type=CardType.decision,
+            project=p,
+            created=c.day("2026-10-12"),
+            supersedes=[DEMO_IDS["dataframes_decision"]],
             conclusion="parse_table returns a list of Table objects, not DataFrames.",
             body=(
                 "A Table keeps cell geometry, spans and the page number, which a DataFrame "
@@ -213,11 +263,20 @@ def _tablekit_cards(c: _Clock) -> dict[str, Card]:
                 "## Consequence\n\npandas becomes an optional dependency "
                 "(`tablekit[pandas]`).\n"
             ),
-            **_auto(c, ("claude_code", "cc-2026-10-12-4b1d", "2026-10-12T10:22:00",
-                        "parse_table should return Table objects, not DataFrames")),
+            **_auto(
+                c,
+                (
+                    "claude_code",
+                    "cc-2026-10-12-4b1d",
+                    "2026-10-12T10:22:00",
+                    "parse_table should return Table objects, not DataFrames",
+                ),
+            ),
         ),
         "expired_result": Card(
-            id=DEMO_IDS["expired_result"], type=CardType.result, project=p,
+            id=DEMO_IDS["expired_result"],
+            type=CardType.result,
+            project=p,
             created=c.day("2026-04-20"),
             conclusion="parse_table reached F1 0.87 on the spring PDF benchmark (412 tables).",
             body=(
@@ -226,7 +285,9 @@ def _tablekit_cards(c: _Clock) -> dict[str, Card]:
             ),
         ),
         "tablekit_fact": Card(
-            id=DEMO_IDS["tablekit_fact"], type=CardType.fact, project=p,
+            id=DEMO_IDS["tablekit_fact"],
+            type=CardType.fact,
+            project=p,
             created=c.day("2026-10-12"),
             conclusion="parse_table calls detect_cells first, then groups cells into rows.",
             body=(
@@ -237,13 +298,17 @@ def _tablekit_cards(c: _Clock) -> dict[str, Card]:
             ),
         ),
         "tablekit_convention": Card(
-            id=DEMO_IDS["tablekit_convention"], type=CardType.convention, project=p,
+            id=DEMO_IDS["tablekit_convention"],
+            type=CardType.convention,
+            project=p,
             created=c.day("2026-10-05"),
             conclusion="TableKit tests live in tests/unit; PDF fixtures in tests/data.",
             body="Unit tests go under `tests/unit`, sample PDFs under `tests/data`.\n",
         ),
         "pdfplumber_pitfall": Card(
-            id=DEMO_IDS["pdfplumber_pitfall"], type=CardType.pitfall, project=p,
+            id=DEMO_IDS["pdfplumber_pitfall"],
+            type=CardType.pitfall,
+            project=p,
             created=c.day("2026-10-19"),
             conclusion="pdfplumber 0.11 breaks rotated pages; pin pdfplumber 0.10.",
             body=(
@@ -251,18 +316,30 @@ def _tablekit_cards(c: _Clock) -> dict[str, Card]:
                 "so detect_cells finds no ruling lines.\n\n## Workaround\n\nPin "
                 "`pdfplumber==0.10.4` in pyproject.toml until upstream fixes it.\n"
             ),
-            **_auto(c, ("codex", "codex-2026-10-18-77aa", "2026-10-18T15:31:00",
-                        "pin pdfplumber to 0.10, 0.11 breaks rotated pages")),
+            **_auto(
+                c,
+                (
+                    "codex",
+                    "codex-2026-10-18-77aa",
+                    "2026-10-18T15:31:00",
+                    "pin pdfplumber to 0.10, 0.11 breaks rotated pages",
+                ),
+            ),
         ),
         "tablekit_task": Card(
-            id=DEMO_IDS["tablekit_task"], type=CardType.task, project=p,
+            id=DEMO_IDS["tablekit_task"],
+            type=CardType.task,
+            project=p,
             created=c.day("2026-11-23"),
             conclusion="Add merged-cell support to detect_cells.",
             body="Cells spanning two columns are split today; detect spans from ruling gaps.\n",
         ),
         "archived_status": Card(
-            id=DEMO_IDS["archived_status"], type=CardType.fact, project=p,
-            created=c.day("2026-10-05"), status=CardStatus.archived,
+            id=DEMO_IDS["archived_status"],
+            type=CardType.fact,
+            project=p,
+            created=c.day("2026-10-05"),
+            status=CardStatus.archived,
             conclusion="TableKit CI tests Python 3.9 and 3.10.",
             body="The CI matrix before the move to Python 3.11.\n",
         ),
@@ -273,7 +350,9 @@ def _tabsense_cards(c: _Clock) -> dict[str, Card]:
     p = "tabsense"
     return {
         "tabsense_result": Card(
-            id=DEMO_IDS["tabsense_result"], type=CardType.result, project=p,
+            id=DEMO_IDS["tabsense_result"],
+            type=CardType.result,
+            project=p,
             created=c.day("2026-11-09"),
             conclusion="TabSense v2: cell accuracy 84.2%, table exact match 61.3% on test.",
             body=(
@@ -282,28 +361,48 @@ def _tabsense_cards(c: _Clock) -> dict[str, Card]:
                 "## Setup\n\nScored with `tabsense eval --split test`; the baseline parser "
                 "was TableKit's parse_table.\n"
             ),
-            **_auto(c, ("hermes", "hermes-2026-11-08-e2", "2026-11-08T20:12:00",
-                        "v2 gets 84.2% cell accuracy and 61.3% exact match on test")),
+            **_auto(
+                c,
+                (
+                    "hermes",
+                    "hermes-2026-11-08-e2",
+                    "2026-11-08T20:12:00",
+                    "v2 gets 84.2% cell accuracy and 61.3% exact match on test",
+                ),
+            ),
         ),
         "tabsense_licence": Card(
-            id=DEMO_IDS["tabsense_licence"], type=CardType.decision, project=p,
+            id=DEMO_IDS["tabsense_licence"],
+            type=CardType.decision,
+            project=p,
             created=c.day("2026-10-26"),
             conclusion="The released TabSense dataset is licensed CC-BY-4.0.",
             body="Annotations and tables are released under CC-BY-4.0; code under MIT.\n",
         ),
         "tabsense_data": Card(
-            id=DEMO_IDS["tabsense_data"], type=CardType.fact, project=p,
+            id=DEMO_IDS["tabsense_data"],
+            type=CardType.fact,
+            project=p,
             created=c.day("2026-10-26"),
             conclusion="数据放在 /data/tabsense，不要提交到 git。",
             body=(
                 "原始 PDF 和标注都在 /data/tabsense（约 40 GB）。仓库里只保留 "
                 "`data/README.md` 和下载脚本。\n"
             ),
-            **_auto(c, ("hermes", "hermes-2026-10-25-b9", "2026-10-25T13:48:00",
-                        "数据放在 /data/tabsense，不要提交到 git")),
+            **_auto(
+                c,
+                (
+                    "hermes",
+                    "hermes-2026-10-25-b9",
+                    "2026-10-25T13:48:00",
+                    "数据放在 /data/tabsense，不要提交到 git",
+                ),
+            ),
         ),
         "tabsense_convention": Card(
-            id=DEMO_IDS["tabsense_convention"], type=CardType.convention, project=p,
+            id=DEMO_IDS["tabsense_convention"],
+            type=CardType.convention,
+            project=p,
             created=c.day("2026-11-09"),
             conclusion="调参只用 dev 划分，论文只报告 test 划分的结果。",
             body=(
@@ -318,13 +417,17 @@ def _ocr_cards(c: _Clock) -> dict[str, Card]:
     p = "ocr-legacy"
     return {
         "archived_card": Card(
-            id=DEMO_IDS["archived_card"], type=CardType.convention, project=p,
+            id=DEMO_IDS["archived_card"],
+            type=CardType.convention,
+            project=p,
             created=c.day("2026-10-05"),
             conclusion="Tesseract 4 config for scanned invoices: --oem 1 --psm 6 at 300 dpi.",
             body="Scanned invoices OCR best with the LSTM engine and a single text block.\n",
         ),
         "archived_pitfall": Card(
-            id=DEMO_IDS["archived_pitfall"], type=CardType.pitfall, project=p,
+            id=DEMO_IDS["archived_pitfall"],
+            type=CardType.pitfall,
+            project=p,
             created=c.day("2026-10-05"),
             conclusion="Deskew scans before OCR: Tesseract 4 misreads invoices tilted over 2°.",
             body="Run the deskew step first; tilted scans lose whole columns of amounts.\n",
@@ -336,29 +439,49 @@ def _life_cards(c: _Clock) -> dict[str, Card]:
     p = "life"
     return {
         "no_meetings": Card(
-            id=DEMO_IDS["no_meetings"], type=CardType.habit, project=p,
+            id=DEMO_IDS["no_meetings"],
+            type=CardType.habit,
+            project=p,
             created=c.day("2026-10-05"),
             conclusion="No meetings before 10:00; mornings are for deep work.",
             body="Decline or move calendar invites that start before 10:00.\n",
         ),
         "weekly_review": Card(
-            id=DEMO_IDS["weekly_review"], type=CardType.habit, project=p,
+            id=DEMO_IDS["weekly_review"],
+            type=CardType.habit,
+            project=p,
             created=c.day("2026-11-16"),
             conclusion="周日晚上做每周回顾（weekly review on Sunday evening）。",
             body=(
                 "每周日 20:00 留一个小时：回顾本周日历和待办，定下周三件最重要的事。\n\n"
                 "## Checklist\n\n- inbox zero\n- 下周日历\n- habits tracker\n"
             ),
-            **_auto(c, ("calendar", "cal-2026-11-15-03", "2026-11-15T21:02:00",
-                        "每周日晚上帮我留出时间做每周回顾")),
+            **_auto(
+                c,
+                (
+                    "calendar",
+                    "cal-2026-11-15-03",
+                    "2026-11-15T21:02:00",
+                    "每周日晚上帮我留出时间做每周回顾",
+                ),
+            ),
         ),
         "family_mail": Card(
-            id=DEMO_IDS["family_mail"], type=CardType.preference, project=p,
+            id=DEMO_IDS["family_mail"],
+            type=CardType.preference,
+            project=p,
             created=c.day("2026-11-16"),
             conclusion="Reply to family mail within a day.",
             body="Mail from family gets flagged and answered within 24 hours, even briefly.\n",
-            **_auto(c, ("mail", "mail-2026-11-14-5e", "2026-11-14T08:30:00",
-                        "always remind me to answer family mail within a day")),
+            **_auto(
+                c,
+                (
+                    "mail",
+                    "mail-2026-11-14-5e",
+                    "2026-11-14T08:30:00",
+                    "always remind me to answer family mail within a day",
+                ),
+            ),
         ),
     }
 
@@ -393,7 +516,9 @@ def _briefs(c: _Clock) -> dict[str, str]:
 
 def _sidecar(c: _Clock) -> str:
     ev = Evidence(
-        agent="claude_code", session="cc-2026-11-16-0c3e", at=c.at("2026-11-16T14:10:00"),
+        agent="claude_code",
+        session="cc-2026-11-16-0c3e",
+        at=c.at("2026-11-16T14:10:00"),
         quote="rotated pages are broken again with pdfplumber 0.11, keep the pin",
     )
     return json.dumps(ev.model_dump(mode="json"), ensure_ascii=False) + "\n"
@@ -408,35 +533,69 @@ def demo_commits(today: dt.date = DEMO_TODAY) -> list[DemoCommit]:
     first_decision = decisions.split(f"## {c.day('2026-10-19')}")[0].rstrip() + "\n"
     sidecar = card_path(tk["pdfplumber_pitfall"]).replace(".md", ".evidence.jsonl")
     plan: list[tuple[str, str, dict[str, str]]] = [
-        ("2026-10-05", "Import memory: registry, global conventions, tablekit, ocr-legacy", {
-            REGISTRY_FILE: render_registry(demo_registry()),
-            "README.md": MEMORY_README,
-            "projects/tablekit/brief.md": briefs["projects/tablekit/brief.md"],
-            **_files(g["uv"], g["amber"], g["reply_chinese"], g["commit_english"],
-                     tk["dataframes_decision"], tk["expired_result"],
-                     tk["tablekit_convention"], tk["archived_status"], *ocr.values(),
-                     life["no_meetings"]),
-        }),
-        ("2026-10-12", "ingest: parse_table returns Table objects", {
-            "projects/tablekit/decisions.md": first_decision,
-            **_files(tk["table_objects_decision"], tk["tablekit_fact"]),
-        }),
-        ("2026-10-19", "ingest: pdfplumber 0.11 pitfall", {
-            "projects/tablekit/decisions.md": decisions,
-            **_files(tk["pdfplumber_pitfall"]),
-        }),
-        ("2026-10-26", "ingest: tabsense brief, data location and licence", {
-            "projects/tabsense/brief.md": briefs["projects/tabsense/brief.md"],
-            **_files(ts["tabsense_data"], ts["tabsense_licence"]),
-        }),
-        ("2026-11-02", "ingest: unverified entries are teal now; xdist pitfall",
-         _files(g["teal"], g["xdist_pitfall"])),
-        ("2026-11-09", "ingest: tabsense v2 accuracy and split convention",
-         _files(ts["tabsense_result"], ts["tabsense_convention"])),
-        ("2026-11-16", "ingest: weekly review, family mail; merge pdfplumber evidence", {
-            sidecar: _sidecar(c),
-            **_files(life["weekly_review"], life["family_mail"]),
-        }),
+        (
+            "2026-10-05",
+            "Import memory: registry, global conventions, tablekit, ocr-legacy",
+            {
+                REGISTRY_FILE: render_registry(demo_registry()),
+                "README.md": MEMORY_README,
+                "projects/tablekit/brief.md": briefs["projects/tablekit/brief.md"],
+                **_files(
+                    g["uv"],
+                    g["amber"],
+                    g["reply_chinese"],
+                    g["commit_english"],
+                    tk["dataframes_decision"],
+                    tk["expired_result"],
+                    tk["tablekit_convention"],
+                    tk["archived_status"],
+                    *ocr.values(),
+                    life["no_meetings"],
+                ),
+            },
+        ),
+        (
+            "2026-10-12",
+            "ingest: parse_table returns Table objects",
+            {
+                "projects/tablekit/decisions.md": first_decision,
+                **_files(tk["table_objects_decision"], tk["tablekit_fact"]),
+            },
+        ),
+        (
+            "2026-10-19",
+            "ingest: pdfplumber 0.11 pitfall",
+            {
+                "projects/tablekit/decisions.md": decisions,
+                **_files(tk["pdfplumber_pitfall"]),
+            },
+        ),
+        (
+            "2026-10-26",
+            "ingest: tabsense brief, data location and licence",
+            {
+                "projects/tabsense/brief.md": briefs["projects/tabsense/brief.md"],
+                **_files(ts["tabsense_data"], ts["tabsense_licence"]),
+            },
+        ),
+        (
+            "2026-11-02",
+            "ingest: unverified entries are teal now; xdist pitfall",
+            _files(g["teal"], g["xdist_pitfall"]),
+        ),
+        (
+            "2026-11-09",
+            "ingest: tabsense v2 accuracy and split convention",
+            _files(ts["tabsense_result"], ts["tabsense_convention"]),
+        ),
+        (
+            "2026-11-16",
+            "ingest: weekly review, family mail; merge pdfplumber evidence",
+            {
+                sidecar: _sidecar(c),
+                **_files(life["weekly_review"], life["family_mail"]),
+            },
+        ),
         ("2026-11-23", "ingest: merged-cell task for detect_cells", _files(tk["tablekit_task"])),
     ]
     return [

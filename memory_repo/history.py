@@ -64,9 +64,7 @@ def init_repo(root: Path) -> git.Repo:
     return repo
 
 
-def commit(
-    root: Path, paths: Iterable[str], message: str, when: dt.datetime | None = None
-) -> str:
+def commit(root: Path, paths: Iterable[str], message: str, when: dt.datetime | None = None) -> str:
     """Commit ``paths`` (relative to ``root``; deleted ones are removed) dated ``when``."""
     repo = open_repo(root)
     paths = sorted(set(paths))
@@ -175,7 +173,7 @@ def revert(root: Path, sha: str, message: str | None = None) -> str:
     except git.GitCommandError as exc:
         if (Path(repo.git_dir) / "REVERT_HEAD").exists():
             repo.git.revert("--abort")
-        detail = (str(exc.stderr).strip().strip("'").removeprefix("stderr: '") or str(exc))
+        detail = str(exc.stderr).strip().strip("'").removeprefix("stderr: '") or str(exc)
         raise HistoryError(f"cannot revert {sha}: {detail.splitlines()[0]}") from exc
     return repo.head.commit.hexsha
 

@@ -64,8 +64,11 @@ def memory_files(root: Path) -> Iterator[str]:
     for project in _subdirs(root / "projects"):
         base = root / "projects" / project
         found += _md_files(base / "cards", f"projects/{project}/cards/")
-        found += [f"projects/{project}/{name}" for name in ("brief.md", "decisions.md")
-                  if (base / name).is_file()]
+        found += [
+            f"projects/{project}/{name}"
+            for name in ("brief.md", "decisions.md")
+            if (base / name).is_file()
+        ]
     yield from sorted(found)
 
 

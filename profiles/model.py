@@ -44,12 +44,16 @@ class Gate(BaseModel):
     threshold: float = Field(ge=0.0, le=1.0)
     min_l0_overlap: int = Field(default=0, ge=0)
     cue_relief: float = Field(
-        default=0.0, ge=0.0, le=1.0,
+        default=0.0,
+        ge=0.0,
+        le=1.0,
         description="Lowered threshold when the prompt carries a memory cue: the person "
         "asked for memory, so only relevance is left to check.",
     )
     other_project_margin: float = Field(
-        default=0.0, ge=0.0, le=1.0,
+        default=0.0,
+        ge=0.0,
+        le=1.0,
         description="Raised threshold for items of another project than the one the "
         "prompt is about: the project at hand is the likelier need.",
     )

@@ -103,8 +103,7 @@ class RecallEngine:
         with self._lock:
             if self._reload is not None and self._reload.is_alive():
                 return
-            self._reload = threading.Thread(target=self.refresh, name="index-reload",
-                                            daemon=True)
+            self._reload = threading.Thread(target=self.refresh, name="index-reload", daemon=True)
             self._reload.start()
 
     def warm_up(self) -> None:
@@ -239,7 +238,12 @@ class RecallEngine:
 
 
 def _passing(
-    hits: list[Hit], words: frozenset[str], profile: Profile, trust: float, *, cued: bool,
+    hits: list[Hit],
+    words: frozenset[str],
+    profile: Profile,
+    trust: float,
+    *,
+    cued: bool,
     project: str | None,
 ) -> Iterator[tuple[Hit, float]]:
     """The hits that pass the gate, with their scores, judged one at a time as assembly

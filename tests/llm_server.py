@@ -41,15 +41,27 @@ def tool_answer(request: dict[str, Any], arguments: dict[str, Any] | str) -> dic
     tool = request["tools"][0]["function"]["name"]
     args = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
     return {
-        "id": f"chatcmpl-{len(args)}", "object": "chat.completion", "created": 0,
+        "id": f"chatcmpl-{len(args)}",
+        "object": "chat.completion",
+        "created": 0,
         "model": request.get("model", "scripted"),
-        "choices": [{
-            "index": 0, "finish_reason": "tool_calls",
-            "message": {"role": "assistant", "content": None, "tool_calls": [{
-                "id": "call_1", "type": "function",
-                "function": {"name": tool, "arguments": args},
-            }]},
-        }],
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": tool, "arguments": args},
+                        }
+                    ],
+                },
+            }
+        ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
 

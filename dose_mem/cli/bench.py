@@ -35,7 +35,8 @@ def locomo(
     console = Console(stderr=True)
     try:
         result = evaluate(
-            files, make_embedder(settings()),
+            files,
+            make_embedder(settings()),
             progress=None if as_json else lambda name: console.print(f"indexing {name}"),
         )
     except (DoseMemError, ValueError, KeyError) as exc:
@@ -48,8 +49,11 @@ def locomo(
 
 
 def _table(result: LocomoResult) -> Table:
-    table = Table("system", *(f"recall@{k}" for k in KS),
-                  title=f"LoCoMo evidence recall ({result.questions} questions)")
+    table = Table(
+        "system",
+        *(f"recall@{k}" for k in KS),
+        title=f"LoCoMo evidence recall ({result.questions} questions)",
+    )
     for system, scores in result.systems.items():
         table.add_row(system, *(f"{scores[f'recall@{k}']:.3f}" for k in KS))
     return table

@@ -17,8 +17,7 @@ def make_app(commands_: tuple[str, ...] | None = None) -> typer.Typer:
 
     cli = typer.Typer(
         name="dose-mem",
-        help="One memory for many agents: Markdown cards in git, a hybrid index, a recall "
-        "service.",
+        help="One memory for many agents: Markdown cards in git, a hybrid index, a recall service.",
         no_args_is_help=True,
         pretty_exceptions_enable=False,
     )

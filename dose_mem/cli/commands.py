@@ -6,8 +6,19 @@ from importlib import import_module
 from types import ModuleType
 
 NAMES = (
-    "bench", "check", "eval", "hook", "ingest", "init", "mcp", "reindex", "rollback",
-    "search", "serve", "sessions", "token",
+    "bench",
+    "check",
+    "eval",
+    "hook",
+    "ingest",
+    "init",
+    "mcp",
+    "reindex",
+    "rollback",
+    "search",
+    "serve",
+    "sessions",
+    "token",
 )
 
 

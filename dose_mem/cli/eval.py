@@ -18,8 +18,9 @@ from evaluation.report import summary_json, write_report
 from evaluation.run import run_evaluation
 from memory_repo.errors import DoseMemError
 
-eval_app = typer.Typer(help="Evaluate recall against probes with gold or LLM judges.",
-                       no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Evaluate recall against probes with gold or LLM judges.", no_args_is_help=True
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -28,13 +29,16 @@ def register(app: typer.Typer) -> None:
 
 @eval_app.command("run")
 def run(
-    env_dir: Annotated[Path, typer.Argument(help="Environment directory (env.yaml, history/, "
-                                                 "probes.jsonl).")],
+    env_dir: Annotated[
+        Path, typer.Argument(help="Environment directory (env.yaml, history/, probes.jsonl).")
+    ],
     judge: Annotated[str, typer.Option(help="gold (labels in probes.jsonl) or llm.")] = "gold",
     out: Annotated[Path | None, typer.Option(help="Report directory.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON summary.")] = False,
-    second_model: Annotated[str | None, typer.Option(
-        help="With --judge llm: a second model re-judges 20% for Cohen's kappa.")] = None,
+    second_model: Annotated[
+        str | None,
+        typer.Option(help="With --judge llm: a second model re-judges 20% for Cohen's kappa."),
+    ] = None,
 ) -> None:
     """Tune thresholds on dev, report on test; writes report.md, results.json, PNGs."""
     if judge not in ("gold", "llm"):
@@ -45,15 +49,23 @@ def run(
         raise typer.Exit(2)
     cfg = settings()
     target = out or cfg.state_path / "eval" / env_dir.resolve().name
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), transient=True, disable=as_json) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+        disable=as_json,
+    ) as bar:
+
         def progress(total: int) -> Callable[[str], None]:
             task = bar.add_task("evaluating", total=total)
             return lambda name: bar.update(task, advance=1, description=name)
 
         try:
-            result = run_evaluation(env_dir, cfg, judge=judge, second_model=second_model,
-                                    progress=progress)
+            result = run_evaluation(
+                env_dir, cfg, judge=judge, second_model=second_model, progress=progress
+            )
         except DoseMemError as exc:
             typer.echo(f"evaluation failed: {exc}", err=True)
             raise typer.Exit(1) from exc
@@ -67,13 +79,17 @@ def run(
 
 @eval_app.command("probes-from-sessions")
 def probes_from_sessions(
-    transcripts: Annotated[Path, typer.Argument(help="JSONL of captured transcripts, or a "
-                                                     "folder of them.")],
+    transcripts: Annotated[
+        Path, typer.Argument(help="JSONL of captured transcripts, or a folder of them.")
+    ],
     out: Annotated[Path, typer.Option(help="Probe file to write.")] = Path("probes.jsonl"),
-    profile: Annotated[list[str] | None, typer.Option(
-        help="AGENT=PROFILE, repeatable (default: working).")] = None,
-    dev_until: Annotated[str | None, typer.Option(
-        help="Probes before this date are dev (default: earliest 40% of weeks).")] = None,
+    profile: Annotated[
+        list[str] | None, typer.Option(help="AGENT=PROFILE, repeatable (default: working).")
+    ] = None,
+    dev_until: Annotated[
+        str | None,
+        typer.Option(help="Probes before this date are dev (default: earliest 40% of weeks)."),
+    ] = None,
 ) -> None:
     """Turn captured sessions into an unlabelled probe file to label by hand."""
     if not transcripts.exists():

@@ -30,8 +30,12 @@ def reindex(
     try:
         embedder = make_embedder(conf)
         with Progress(
-            TextColumn("embedding chunks"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), console=console, transient=True,
+            TextColumn("embedding chunks"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
         ) as bar:
             task = bar.add_task("embed", total=None)
 

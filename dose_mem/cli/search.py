@@ -54,7 +54,12 @@ def search(
     table = Table("#", "id", "project", "type", "L0", "cos", "bm25")
     for hit in hits:
         table.add_row(
-            str(hit.rank), hit.item_id, hit.project, hit.type.value, hit.l0,
-            f"{hit.cosine:.2f}", f"{hit.bm25:.2f}",
+            str(hit.rank),
+            hit.item_id,
+            hit.project,
+            hit.type.value,
+            hit.l0,
+            f"{hit.cosine:.2f}",
+            f"{hit.bm25:.2f}",
         )
     Console().print(table if hits else "no matching memory")

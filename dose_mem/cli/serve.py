@@ -53,8 +53,12 @@ def serve(
     # Loopback by default and never behind a proxy we know of: no proxy-header rewriting,
     # no access log; both were per-request cost on the recall hot path.
     uvicorn.run(
-        create_app(cfg), host=bind, port=port or cfg.port, log_level="warning",
-        access_log=False, proxy_headers=False,
+        create_app(cfg),
+        host=bind,
+        port=port or cfg.port,
+        log_level="warning",
+        access_log=False,
+        proxy_headers=False,
     )
 
 

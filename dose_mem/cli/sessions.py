@@ -21,8 +21,12 @@ def register(app: typer.Typer) -> None:
 def add(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True)],
     agent: Annotated[str, typer.Option("--agent", help="Agent name (claude_code, codex, ...).")],
-    fmt: Annotated[str | None, typer.Option(
-        "--format", help="claude_code|codex|hermes|pi|transcript (default: from agent).")] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format", help="claude_code|codex|hermes|pi|transcript (default: from agent)."
+        ),
+    ] = None,
 ) -> None:
     """Store FILE in the inbox; the next `dose-mem ingest` reads it."""
     from flows.sessions import add_session

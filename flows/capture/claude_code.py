@@ -30,15 +30,23 @@ def read(path: Path) -> Transcript:
         blocks = content if isinstance(content, list) else []
         results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
         if results:
-            errors = [text_of(b.get("content")) or "tool error"
-                      for b in results if b.get("is_error")]
+            errors = [
+                text_of(b.get("content")) or "tool error" for b in results if b.get("is_error")
+            ]
             transcript.turns.append(
-                Turn(role="tool", text="\n".join(text_of(b.get("content")) for b in results),
-                     at=at, error=errors[0][:200] if errors else None)
+                Turn(
+                    role="tool",
+                    text="\n".join(text_of(b.get("content")) for b in results),
+                    at=at,
+                    error=errors[0][:200] if errors else None,
+                )
             )
             continue
-        tools = [str(b.get("name")) for b in blocks if isinstance(b, dict)
-                 and b.get("type") == "tool_use"]
+        tools = [
+            str(b.get("name"))
+            for b in blocks
+            if isinstance(b, dict) and b.get("type") == "tool_use"
+        ]
         role = "user" if line["type"] == "user" else "assistant"
         text = text_of(content, ("text",))
         if text or tools:

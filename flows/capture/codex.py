@@ -44,8 +44,9 @@ def read(path: Path) -> Transcript:
                 Turn(role="assistant", at=at, tools=[str(payload.get("name") or item)])
             )
         elif item in ("function_call_output", "custom_tool_call_output"):
-            transcript.turns.append(Turn(role="tool", text=_output(payload), at=at,
-                                         error=_error(payload)))
+            transcript.turns.append(
+                Turn(role="tool", text=_output(payload), at=at, error=_error(payload))
+            )
     return finish(transcript)
 
 

@@ -49,10 +49,13 @@ def read_db(db: Path) -> Iterator[Transcript]:
     try:
         sessions = conn.execute("SELECT * FROM sessions ORDER BY started_at, id").fetchall()
         for row in sessions:
-            transcript = Transcript(session_id=str(row["id"]), agent=AGENT,
-                                    path=f"{db}#{row['id']}",
-                                    started=parse_time(row["started_at"]),
-                                    ended=parse_time(row["ended_at"]))
+            transcript = Transcript(
+                session_id=str(row["id"]),
+                agent=AGENT,
+                path=f"{db}#{row['id']}",
+                started=parse_time(row["started_at"]),
+                ended=parse_time(row["ended_at"]),
+            )
             messages = conn.execute(
                 "SELECT * FROM messages WHERE session_id = ? ORDER BY timestamp, id", (row["id"],)
             ).fetchall()

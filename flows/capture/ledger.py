@@ -50,8 +50,10 @@ def pending(transcripts: list[Transcript], entries: dict[str, LedgerEntry]) -> l
             out.append(Pending(transcript=transcript, start=0))
         elif entry.hash == transcript.prefix_hash():
             continue
-        elif (entry.turns < len(transcript.turns)
-              and transcript.prefix_hash(entry.turns) == entry.hash):
+        elif (
+            entry.turns < len(transcript.turns)
+            and transcript.prefix_hash(entry.turns) == entry.hash
+        ):
             out.append(Pending(transcript=transcript, start=entry.turns))
         else:
             out.append(Pending(transcript=transcript, start=0))

@@ -34,22 +34,37 @@ def read(path: Path) -> Transcript:
         content = message.get("content")
         if role in ("user", "assistant"):
             blocks = content if isinstance(content, list) else []
-            tools = [str(b.get("name")) for b in blocks
-                     if isinstance(b, dict) and b.get("type") == "toolCall"]
+            tools = [
+                str(b.get("name"))
+                for b in blocks
+                if isinstance(b, dict) and b.get("type") == "toolCall"
+            ]
             text = text_of(content, ("text",))
             if text or tools:
                 transcript.turns.append(Turn(role=role, text=text, at=at, tools=tools))
         elif role == "toolResult":
             text = text_of(content, ("text",))
             error = (text[:200] or "tool error") if message.get("isError") else None
-            transcript.turns.append(Turn(role="tool", text=text, at=at, error=error,
-                                         tools=[str(message.get("toolName") or "tool")]))
+            transcript.turns.append(
+                Turn(
+                    role="tool",
+                    text=text,
+                    at=at,
+                    error=error,
+                    tools=[str(message.get("toolName") or "tool")],
+                )
+            )
         elif role == "bashExecution":
             code = message.get("exitCode")
-            transcript.turns.append(Turn(
-                role="tool", text=str(message.get("output", "")), at=at, tools=["bash"],
-                error=f"exit code {code}" if code not in (None, 0) else None,
-            ))
+            transcript.turns.append(
+                Turn(
+                    role="tool",
+                    text=str(message.get("output", "")),
+                    at=at,
+                    tools=["bash"],
+                    error=f"exit code {code}" if code not in (None, 0) else None,
+                )
+            )
     return finish(transcript)
 
 

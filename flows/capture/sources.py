@@ -40,8 +40,12 @@ def _source_dirs(settings: Settings) -> list[tuple[str, Path]]:
 
 def local_transcripts(settings: Settings) -> Iterator[tuple[Transcript, float]]:
     """Every readable transcript in the agents' own history, with its file's mtime."""
-    discoverers = {claude_code.AGENT: claude_code.discover, codex.AGENT: codex.discover,
-                   hermes.AGENT: hermes.discover, pi.AGENT: pi.discover}
+    discoverers = {
+        claude_code.AGENT: claude_code.discover,
+        codex.AGENT: codex.discover,
+        hermes.AGENT: hermes.discover,
+        pi.AGENT: pi.discover,
+    }
     for agent, root in _source_dirs(settings):
         root = Path(root).expanduser()
         if not root.is_dir():
@@ -101,6 +105,9 @@ def is_ended(transcript: Transcript, mtime: float, settings: Settings, now: dt.d
 
 def ended_transcripts(settings: Settings, now: dt.datetime) -> list[Transcript]:
     found = [t for t, mtime in local_transcripts(settings) if is_ended(t, mtime, settings, now)]
-    pushed = [t for t in inbox_transcripts(settings.inbox_path)
-              if t.user_turns >= settings.capture_min_user_turns]
+    pushed = [
+        t
+        for t in inbox_transcripts(settings.inbox_path)
+        if t.user_turns >= settings.capture_min_user_turns
+    ]
     return found + pushed

@@ -51,7 +51,10 @@ class BuildReport(BaseModel):
 
 
 def rebuild(
-    memory_root: Path, index_dir: Path, embedder: Embedder, progress: Progress | None = None,
+    memory_root: Path,
+    index_dir: Path,
+    embedder: Embedder,
+    progress: Progress | None = None,
     reason: str = "requested",
 ) -> BuildReport:
     """Index everything into a fresh table, then switch to it."""
@@ -70,16 +73,28 @@ def rebuild(
     previous = read_meta(index_dir)
     files = FileMap.of(memory.files, items, superseded, memory.registry)
     files.write(index_dir, map_name(stamp))
-    write_meta(index_dir, IndexMeta(
-        embedder=embedder.name, dim=embedder.dim, table=name, version=table.version,
-        files=map_name(stamp), commit=_head(memory_root),
-        registry_hash=_registry_hash(memory_root),
-    ))
+    write_meta(
+        index_dir,
+        IndexMeta(
+            embedder=embedder.name,
+            dim=embedder.dim,
+            table=name,
+            version=table.version,
+            files=map_name(stamp),
+            commit=_head(memory_root),
+            registry_hash=_registry_hash(memory_root),
+        ),
+    )
     drop_other_maps(index_dir, keep=map_name(stamp))
     _drop_stale_tables(db, keep={name, previous.table if previous else name})
     return BuildReport(
-        mode="full", reason=reason, files_changed=len(memory.files), items_changed=len(items),
-        chunks_changed=len(rows), chunks_total=len(rows), problems=memory.problems,
+        mode="full",
+        reason=reason,
+        files_changed=len(memory.files),
+        items_changed=len(items),
+        chunks_changed=len(rows),
+        chunks_total=len(rows),
+        problems=memory.problems,
         seconds=time.perf_counter() - started,
     )
 
@@ -97,7 +112,10 @@ def refresh(
         return rebuild(memory_root, index_dir, embedder, progress, reason="index table missing")
     if (meta.embedder, meta.dim) != (embedder.name, embedder.dim):
         return rebuild(
-            memory_root, index_dir, embedder, progress,
+            memory_root,
+            index_dir,
+            embedder,
+            progress,
             reason=f"embedder changed from {meta.embedder} ({meta.dim}d) to "
             f"{embedder.name} ({embedder.dim}d)",
         )
@@ -109,7 +127,11 @@ def refresh(
 
 
 def _refresh(
-    root: Path, index_dir: Path, embedder: Embedder, meta: IndexMeta, indexed: FileMap,
+    root: Path,
+    index_dir: Path,
+    embedder: Embedder,
+    meta: IndexMeta,
+    indexed: FileMap,
     progress: Progress | None,
 ) -> BuildReport:
     started = time.perf_counter()
@@ -156,14 +178,25 @@ def _refresh(
     files = files.plus(FileMap.of(new_hashes, new_items, superseded, registry))
     stamp = time.time_ns()
     files.write(index_dir, map_name(stamp))
-    write_meta(index_dir, meta.model_copy(update={
-        "version": table.version, "files": map_name(stamp), "commit": _head(root),
-        "registry_hash": registry_hash,
-    }))
+    write_meta(
+        index_dir,
+        meta.model_copy(
+            update={
+                "version": table.version,
+                "files": map_name(stamp),
+                "commit": _head(root),
+                "registry_hash": registry_hash,
+            }
+        ),
+    )
     drop_other_maps(index_dir, keep=map_name(stamp))
     return BuildReport(
-        mode="incremental", files_changed=len(touched), items_changed=len(new_items),
-        chunks_changed=len(rows), chunks_total=table.count_rows(), problems=problems,
+        mode="incremental",
+        files_changed=len(touched),
+        items_changed=len(new_items),
+        chunks_changed=len(rows),
+        chunks_total=table.count_rows(),
+        problems=problems,
         seconds=time.perf_counter() - started,
     )
 
@@ -189,10 +222,13 @@ def _git_changed(root: Path, commit: str | None) -> set[str] | None:
         return None
     try:
         # Both walk the work tree (~0.1 s each at 100k cards), so they run side by side.
-        outputs = _git_parallel(root, [
-            ["diff", "--name-only", "--no-renames", "-z", commit],
-            ["ls-files", "--others", "--exclude-standard", "-z"],
-        ])
+        outputs = _git_parallel(
+            root,
+            [
+                ["diff", "--name-only", "--no-renames", "-z", commit],
+                ["ls-files", "--others", "--exclude-standard", "-z"],
+            ],
+        )
     except (OSError, subprocess.CalledProcessError):
         return None
     out: set[str] = set()
@@ -210,9 +246,11 @@ def _drop_duplicates(items: list[Item], kept: FileMap, problems: list[Problem]) 
     out: list[Item] = []
     for item in items:
         if item.id in owner:
-            problems.append(Problem(
-                path=item.path, reason=f"duplicate id {item.id!r} (also in {owner[item.id]})"
-            ))
+            problems.append(
+                Problem(
+                    path=item.path, reason=f"duplicate id {item.id!r} (also in {owner[item.id]})"
+                )
+            )
             continue
         owner[item.id] = item.path
         out.append(item)
@@ -229,27 +267,36 @@ def _flag_fixes(held: pa.Table, want: pa.Table) -> dict[tuple[bool, bool], pa.Ta
     the flags they get: (superseded, archived) -> their (path, item_id)."""
     joined = held.select(_FLAGS).join(
         want.select(_FLAGS).filter(pc.is_valid(want["item_id"])),
-        keys=["path", "item_id"], right_suffix="_want", join_type="inner",
+        keys=["path", "item_id"],
+        right_suffix="_want",
+        join_type="inner",
     )
-    wrong = joined.filter(pc.or_(
-        pc.not_equal(joined["superseded"], joined["superseded_want"]),
-        pc.not_equal(joined["archived"], joined["archived_want"]),
-    ))
+    wrong = joined.filter(
+        pc.or_(
+            pc.not_equal(joined["superseded"], joined["superseded_want"]),
+            pc.not_equal(joined["archived"], joined["archived_want"]),
+        )
+    )
     groups: dict[tuple[bool, bool], pa.Table] = {}
     for superseded in (False, True):
         for archived in (False, True):
-            picked = wrong.filter(pc.and_(
-                pc.equal(wrong["superseded_want"], superseded),
-                pc.equal(wrong["archived_want"], archived),
-            ))
+            picked = wrong.filter(
+                pc.and_(
+                    pc.equal(wrong["superseded_want"], superseded),
+                    pc.equal(wrong["archived_want"], archived),
+                )
+            )
             if picked.num_rows:
                 groups[(superseded, archived)] = picked.select(["path", "item_id"])
     return groups
 
 
 def _commit(
-    table: Any, rows: list[dict[str, Any]], touched: set[str],
-    fixes: dict[tuple[bool, bool], pa.Table], dim: int,
+    table: Any,
+    rows: list[dict[str, Any]],
+    touched: set[str],
+    fixes: dict[tuple[bool, bool], pa.Table],
+    dim: int,
 ) -> None:
     """Deletions, additions and flag updates, each a table version; readers load only the
     version ``meta.json`` names afterwards, so none sees the steps in between.
@@ -319,8 +366,12 @@ def _git_parallel(root: Path, commands: list[list[str]]) -> list[str]:
     if not (root / ".git").exists():
         raise OSError("not a git repository")
     running = [
-        subprocess.Popen(["git", "-C", str(root), *args], stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
+        subprocess.Popen(
+            ["git", "-C", str(root), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         for args in commands
     ]
     outputs = [process.communicate()[0] for process in running]

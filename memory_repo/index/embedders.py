@@ -37,8 +37,12 @@ class OpenAIEmbedder:
     """Any OpenAI-compatible embeddings endpoint (OpenAI itself, or a local server)."""
 
     def __init__(
-        self, model: str, base_url: str | None = None, api_key: str | None = None,
-        dim: int | None = None, batch_size: int = 256,
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        dim: int | None = None,
+        batch_size: int = 256,
     ) -> None:
         from openai import OpenAI
 

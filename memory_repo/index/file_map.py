@@ -24,16 +24,18 @@ import pyarrow.compute as pc
 from memory_repo.lifecycle import is_archived
 from memory_repo.models import CardStatus, Item, ProjectStatus, Registry
 
-SCHEMA = pa.schema([
-    ("path", pa.string()),
-    ("hash", pa.string()),
-    ("item_id", pa.string()),
-    ("supersedes", pa.list_(pa.string())),
-    ("project", pa.string()),
-    ("status", pa.string()),
-    ("superseded", pa.bool_()),
-    ("archived", pa.bool_()),
-])
+SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("hash", pa.string()),
+        ("item_id", pa.string()),
+        ("supersedes", pa.list_(pa.string())),
+        ("project", pa.string()),
+        ("status", pa.string()),
+        ("superseded", pa.bool_()),
+        ("archived", pa.bool_()),
+    ]
+)
 PREFIX = "files-"
 SUFFIX = ".arrow"
 
@@ -44,20 +46,28 @@ class FileMap:
 
     @classmethod
     def of(
-        cls, hashes: dict[str, str], items: Iterable[Item], superseded: set[str],
+        cls,
+        hashes: dict[str, str],
+        items: Iterable[Item],
+        superseded: set[str],
         registry: Registry,
     ) -> FileMap:
         """The map of these files (path -> hash) holding these items."""
         rows = [
-            {"path": item.path, "hash": hashes[item.path], "item_id": item.id,
-             "supersedes": list(item.supersedes), "project": item.project,
-             "status": item.status.value, "superseded": item.id in superseded,
-             "archived": is_archived(item, registry)}
+            {
+                "path": item.path,
+                "hash": hashes[item.path],
+                "item_id": item.id,
+                "supersedes": list(item.supersedes),
+                "project": item.project,
+                "status": item.status.value,
+                "superseded": item.id in superseded,
+                "archived": is_archived(item, registry),
+            }
             for item in items
         ]
         held = {row["path"] for row in rows}
-        rows += [{"path": rel, "hash": digest} for rel, digest in hashes.items()
-                 if rel not in held]
+        rows += [{"path": rel, "hash": digest} for rel, digest in hashes.items() if rel not in held]
         return cls(pa.Table.from_pylist(rows, schema=SCHEMA))
 
     def paths(self) -> set[str]:
@@ -70,11 +80,8 @@ class FileMap:
 
     def owners(self, item_ids: Iterable[str]) -> dict[str, str]:
         """Item id -> the path holding it, for those of ``item_ids`` the map holds."""
-        picked = self.table.filter(
-            pc.is_in(self.table["item_id"], value_set=_strings(item_ids))
-        )
-        return dict(zip(picked["item_id"].to_pylist(), picked["path"].to_pylist(),
-                        strict=True))
+        picked = self.table.filter(pc.is_in(self.table["item_id"], value_set=_strings(item_ids)))
+        return dict(zip(picked["item_id"].to_pylist(), picked["path"].to_pylist(), strict=True))
 
     def without(self, paths: Iterable[str]) -> FileMap:
         keep = pc.invert(pc.is_in(self.table["path"], value_set=_strings(paths)))
@@ -94,19 +101,21 @@ class FileMap:
 
     def flagged(self, superseded: set[str], registry: Registry) -> FileMap:
         """The same rows with the flags an index built now would give them."""
-        archived_projects = [
-            p.id for p in registry.projects if p.status == ProjectStatus.archived
-        ]
+        archived_projects = [p.id for p in registry.projects if p.status == ProjectStatus.archived]
         held = pc.is_valid(self.table["item_id"])
         want_superseded = pc.and_(
             held, pc.is_in(self.table["item_id"], value_set=_strings(superseded))
         )
-        want_archived = pc.and_(held, pc.or_(
-            pc.equal(self.table["status"], CardStatus.archived.value),
-            pc.is_in(self.table["project"], value_set=_strings(archived_projects)),
-        ))
+        want_archived = pc.and_(
+            held,
+            pc.or_(
+                pc.equal(self.table["status"], CardStatus.archived.value),
+                pc.is_in(self.table["project"], value_set=_strings(archived_projects)),
+            ),
+        )
         table = self.table.set_column(
-            SCHEMA.get_field_index("superseded"), "superseded",
+            SCHEMA.get_field_index("superseded"),
+            "superseded",
             pc.fill_null(want_superseded, False),
         )
         table = table.set_column(

@@ -70,7 +70,8 @@ class LocalEmbedder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self._session = ort.InferenceSession(
-            str(_dist_file(_WEIGHTS_DIST, _WEIGHTS_FILE)), options,
+            str(_dist_file(_WEIGHTS_DIST, _WEIGHTS_FILE)),
+            options,
             providers=["CPUExecutionProvider"],
         )
 

@@ -53,8 +53,12 @@ class IndexMissing(DoseMemError):
 
 class Index:
     def __init__(
-        self, index_dir: Path, embedder: CachedEmbedder, fusion: Fusion | None = None,
-        bm25: BM25Params | None = None, loader: Loader = "inline",
+        self,
+        index_dir: Path,
+        embedder: CachedEmbedder,
+        fusion: Fusion | None = None,
+        bm25: BM25Params | None = None,
+        loader: Loader = "inline",
     ) -> None:
         self.index_dir = Path(index_dir)
         self.embedder = embedder
@@ -67,8 +71,12 @@ class Index:
 
     @classmethod
     def open(
-        cls, index_dir: Path, embedder: Embedder, fusion: Fusion | None = None,
-        bm25: BM25Params | None = None, loader: Loader = "inline",
+        cls,
+        index_dir: Path,
+        embedder: Embedder,
+        fusion: Fusion | None = None,
+        bm25: BM25Params | None = None,
+        loader: Loader = "inline",
     ) -> Index:
         """Raises ``IndexMissing`` when nothing was built, ``EmbedderMismatch`` when another
         embedder built it (its vectors are not comparable with this one's queries).
@@ -149,13 +157,24 @@ class Index:
         hits = []
         shown = snapshot.shown([best[item] for item in ordered])
         for n, (item, row) in enumerate(zip(ordered, shown, strict=True), 1):
-            hits.append(Hit(
-                item_id=row["item_id"], project=row["project"], type=CardType(row["type"]),
-                path=row["path"], l0=row["l0"], l1=row["l1"], rank=n, rrf=scores[item],
-                cosine=cosine.get(item, 0.0), bm25=bm25.get(item, 0.0),
-                dense_rank=dense_rank.get(item), bm25_rank=bm25_rank.get(item),
-                heading=row["heading"], text=row["text"],
-            ))
+            hits.append(
+                Hit(
+                    item_id=row["item_id"],
+                    project=row["project"],
+                    type=CardType(row["type"]),
+                    path=row["path"],
+                    l0=row["l0"],
+                    l1=row["l1"],
+                    rank=n,
+                    rrf=scores[item],
+                    cosine=cosine.get(item, 0.0),
+                    bm25=bm25.get(item, 0.0),
+                    dense_rank=dense_rank.get(item),
+                    bm25_rank=bm25_rank.get(item),
+                    heading=row["heading"],
+                    text=row["text"],
+                )
+            )
         return hits
 
 
@@ -181,4 +200,3 @@ def _check_embedder(meta: IndexMeta, embedder: Embedder) -> None:
             f"index built by {meta.embedder} ({meta.dim}d), queried with {embedder.name} "
             f"({embedder.dim}d); run `dose-mem reindex`"
         )
-

@@ -23,26 +23,28 @@ EMBED_BATCH = 64
 
 
 def schema(dim: int) -> pa.Schema:
-    return pa.schema([
-        ("key", pa.string()),
-        ("item_id", pa.string()),
-        ("chunk_no", pa.int32()),
-        ("project", pa.string()),
-        ("type", pa.string()),
-        ("status", pa.string()),
-        ("created", pa.date32()),
-        ("expires", pa.date32()),
-        ("superseded", pa.bool_()),
-        ("archived", pa.bool_()),
-        ("l0", pa.string()),
-        ("l1", pa.string()),
-        ("heading", pa.string()),
-        ("text", pa.string()),
-        ("tokens", pa.string()),
-        ("path", pa.string()),
-        ("content_hash", pa.string()),
-        ("vector", pa.list_(pa.float32(), dim)),
-    ])
+    return pa.schema(
+        [
+            ("key", pa.string()),
+            ("item_id", pa.string()),
+            ("chunk_no", pa.int32()),
+            ("project", pa.string()),
+            ("type", pa.string()),
+            ("status", pa.string()),
+            ("created", pa.date32()),
+            ("expires", pa.date32()),
+            ("superseded", pa.bool_()),
+            ("archived", pa.bool_()),
+            ("l0", pa.string()),
+            ("l1", pa.string()),
+            ("heading", pa.string()),
+            ("text", pa.string()),
+            ("tokens", pa.string()),
+            ("path", pa.string()),
+            ("content_hash", pa.string()),
+            ("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
 
 
 def chunk_document(first_line: str, heading: str, text: str) -> str:
@@ -63,26 +65,28 @@ def item_rows(
         first, overview = l0(item), l1(item)
         for chunk in l2(item):
             document = chunk_document(first, chunk.heading, chunk.text)
-            rows.append({
-                "key": f"{item.id}#{chunk.chunk_no}",
-                "item_id": item.id,
-                "chunk_no": chunk.chunk_no,
-                "project": item.project,
-                "type": item.type.value,
-                "status": item.status.value,
-                "created": item.created,
-                "expires": expiry(item),
-                "superseded": item.id in superseded,
-                "archived": is_archived(item, registry),
-                "l0": first,
-                "l1": overview,
-                "heading": chunk.heading,
-                "text": chunk.text,
-                "tokens": bm25_terms(document),
-                "path": item.path,
-                "content_hash": item.content_hash,
-                "_document": document,
-            })
+            rows.append(
+                {
+                    "key": f"{item.id}#{chunk.chunk_no}",
+                    "item_id": item.id,
+                    "chunk_no": chunk.chunk_no,
+                    "project": item.project,
+                    "type": item.type.value,
+                    "status": item.status.value,
+                    "created": item.created,
+                    "expires": expiry(item),
+                    "superseded": item.id in superseded,
+                    "archived": is_archived(item, registry),
+                    "l0": first,
+                    "l1": overview,
+                    "heading": chunk.heading,
+                    "text": chunk.text,
+                    "tokens": bm25_terms(document),
+                    "path": item.path,
+                    "content_hash": item.content_hash,
+                    "_document": document,
+                }
+            )
     return rows
 
 

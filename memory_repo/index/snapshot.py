@@ -89,9 +89,9 @@ class Snapshot:
         # (project, type) as one code per row, so a scope is one gather from a small
         # table; and the last day a row is alive (0 when superseded or archived), so the
         # lifecycle rule is one comparison. Was 8 passes over the rows, 1 ms at 200k.
-        self._scope_code = (
-            item_project * len(self._type_codes) + item_type
-        ).astype(np.int32)[self.item_of]
+        self._scope_code = (item_project * len(self._type_codes) + item_type).astype(np.int32)[
+            self.item_of
+        ]
         self._runs = _runs(item_project[self.item_of])
         self._alive_until = np.where(_numpy(rows, "active"), _numpy(rows, "expires"), 0)
         self.scales = _numpy(rows, "scale")
@@ -137,16 +137,18 @@ class Snapshot:
         first = np.unique(item_of, return_index=True)[1]
         vectors = _joined([q[0] for q in quantised], np.int8).reshape(-1, dim)[order]
         codes = _joined([q[2] for q in quantised], np.uint64).reshape(-1, -(-dim // 64))[order]
-        rows = pa.table({
-            "item_of": item_of,
-            "active": _joined([f[0] for f in flags], np.bool_)[order],
-            "expires": _joined([f[1] for f in flags], np.int32)[order],
-            "scale": _joined([q[1] for q in quantised], np.float32)[order],
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), dim),
-            # A column per 64-bit word of the sign bits: see ``_hamming``.
-            **{f"code_{w}": np.ascontiguousarray(codes[:, w]) for w in range(codes.shape[1])},
-            **{c: table[c] for c in CHUNK_FIELDS},
-        })
+        rows = pa.table(
+            {
+                "item_of": item_of,
+                "active": _joined([f[0] for f in flags], np.bool_)[order],
+                "expires": _joined([f[1] for f in flags], np.int32)[order],
+                "scale": _joined([q[1] for q in quantised], np.float32)[order],
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), dim),
+                # A column per 64-bit word of the sign bits: see ``_hamming``.
+                **{f"code_{w}": np.ascontiguousarray(codes[:, w]) for w in range(codes.shape[1])},
+                **{c: table[c] for c in CHUNK_FIELDS},
+            }
+        )
         items = table.select(list(ITEM_FIELDS)).take(first)
         del table, quantised
         return cls(Parts(rows, items, *_postings(documents, bm25 or BM25Params())))
@@ -173,8 +175,12 @@ class Snapshot:
     def runs(self, prefilter: Prefilter, share: float = 1 / 3) -> list[tuple[int, int]] | None:
         """The row ranges holding every row of the prefilter's projects, when they hold
         less than ``share`` of all rows (a narrow scope); None for a wide one."""
-        projects = {self._project_codes[p] for clause in prefilter.clauses
-                    for p in clause.projects if p in self._project_codes}
+        projects = {
+            self._project_codes[p]
+            for clause in prefilter.clauses
+            for p in clause.projects
+            if p in self._project_codes
+        }
         runs = sorted(run for p in projects for run in self._runs[p])
         if sum(end - start for start, end in runs) >= share * self.rows:
             return None
@@ -185,13 +191,13 @@ class Snapshot:
         is automatic."""
         admitted = np.zeros((len(self._project_codes), len(self._type_codes)), dtype=bool)
         for clause in prefilter.clauses:
-            projects = [self._project_codes[p] for p in clause.projects
-                        if p in self._project_codes]
+            projects = [self._project_codes[p] for p in clause.projects if p in self._project_codes]
             if clause.types is None:
                 admitted[projects, :] = True
             else:
-                types = [self._type_codes[t.value] for t in clause.types
-                         if t.value in self._type_codes]
+                types = [
+                    self._type_codes[t.value] for t in clause.types if t.value in self._type_codes
+                ]
                 admitted[np.ix_(projects, types)] = True
         mask = admitted.reshape(-1)[self._scope_code]
         if prefilter.automatic:
@@ -220,7 +226,10 @@ class Snapshot:
         return _top_of(rows, cosine, depth)
 
     def bm25(
-        self, terms: list[str], mask: np.ndarray, depth: int,
+        self,
+        terms: list[str],
+        mask: np.ndarray,
+        depth: int,
         runs: list[tuple[int, int]] | None = None,
     ) -> list[tuple[int, float]]:
         """(row, BM25) of the ``depth`` best admitted rows that match any term; ``runs``
@@ -274,8 +283,10 @@ def _postings(documents: pa.Array, params: BM25Params) -> tuple[pa.Table, pa.Tab
     norm = params.k1 * (1 - params.b + params.b * lengths[rows] / max(avgdl, 1e-9))
     weight = (idf[term_of] * tf * (params.k1 + 1) / (tf + norm)).astype(np.float32)
     # int32 rows: half the RAM of int64, ~5M postings at 100k cards.
-    return (pa.table({"term": vocab, "end": ends}),
-            pa.table({"row": rows.astype(np.int32), "weight": weight}))
+    return (
+        pa.table({"term": vocab, "end": ends}),
+        pa.table({"row": rows.astype(np.int32), "weight": weight}),
+    )
 
 
 class _Postings:
@@ -350,7 +361,7 @@ def _flags(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
 
 def _quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """int8 with a per-row scale (cosine within ~0.002 of float32), and the sign bits."""
-    scales = (np.maximum(np.abs(vectors).max(axis=1, initial=0.0), 1e-12) / 127.0)
+    scales = np.maximum(np.abs(vectors).max(axis=1, initial=0.0), 1e-12) / 127.0
     scales = scales.astype(np.float32)
     return np.round(vectors / scales[:, None]).astype(np.int8), scales, _sign_codes(vectors)
 
@@ -418,8 +429,6 @@ def _codes(column: pa.ChunkedArray) -> tuple[dict[str, int], np.ndarray]:
     dictionary = encoded.dictionary
     indices = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
     return {value: n for n, value in enumerate(dictionary.to_pylist())}, indices
-
-
 
 
 def _nearest(distance: np.ndarray, count: int) -> np.ndarray:

@@ -64,7 +64,9 @@ def load_in_subprocess(index_dir: Path, request: LoadRequest) -> Snapshot:
     with tempfile.TemporaryDirectory(prefix="dose-mem-snapshot-") as out:
         done = subprocess.run(
             [sys.executable, "-m", __name__, str(index_dir), out, request.model_dump_json()],
-            capture_output=True, text=True, check=False,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if done.returncode != 0:
             raise SnapshotLoadFailed(
@@ -83,9 +85,10 @@ def load(index_dir: Path, meta: IndexMeta, bm25: BM25Params, loader: Loader) -> 
 
 def write_parts(parts: Parts, directory: Path) -> None:
     for name, table in parts.named().items():
-        with pa.OSFile(str(directory / f"{name}.arrow"), "wb") as sink, pa.ipc.new_file(
-            sink, table.schema
-        ) as writer:
+        with (
+            pa.OSFile(str(directory / f"{name}.arrow"), "wb") as sink,
+            pa.ipc.new_file(sink, table.schema) as writer,
+        ):
             writer.write_table(table, max_chunksize=max(table.num_rows, 1))
 
 

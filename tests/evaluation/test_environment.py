@@ -24,8 +24,9 @@ def test_history_becomes_dated_git_commits(tiny_env: Path, tmp_path: Path) -> No
     assert dates == [dt.date(2026, 1, 1), dt.date(2026, 1, 7)]
 
 
-def test_probe_sees_the_last_commit_strictly_before_its_week(tiny_env: Path,
-                                                             tmp_path: Path) -> None:
+def test_probe_sees_the_last_commit_strictly_before_its_week(
+    tiny_env: Path, tmp_path: Path
+) -> None:
     env = load_environment(tiny_env, tmp_path / "work")
     first, second = env.commits
     by_id = {p.id: p for p in env.probes}
@@ -59,8 +60,7 @@ def test_demo_splits_by_time_and_labels_only_cards_in_the_snapshot(tmp_path: Pat
     assert len(quiet) > len(env.probes) / 2  # most turns need nothing
 
 
-def test_system_input_has_no_room_for_follow_ups_or_gold(tiny_env: Path,
-                                                         tmp_path: Path) -> None:
+def test_system_input_has_no_room_for_follow_ups_or_gold(tiny_env: Path, tmp_path: Path) -> None:
     env = load_environment(tiny_env, tmp_path / "work")
     probe = env.probes[0]
     seen = system_input(probe)

@@ -13,15 +13,33 @@ from dose_mem.cli.main import app
 from evaluation.probes import Split, load_probes
 from tests.llm_server import Reply, llm_server, tool_answer
 
-HEADLINE = {"hit_rate", "harmful_rate", "useful_rate", "injection_rate", "bytes_per_turn",
-            "composite"}
+HEADLINE = {
+    "hit_rate",
+    "harmful_rate",
+    "useful_rate",
+    "injection_rate",
+    "bytes_per_turn",
+    "composite",
+}
 
 
 def test_eval_run_gold_prints_one_json_object_and_writes_the_report(
-        tiny_env: Path, tmp_path: Path) -> None:
+    tiny_env: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "report"
-    result = CliRunner().invoke(app, ["--home", str(tmp_path / "home"), "eval", "run",
-                                      str(tiny_env), "--json", "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(tmp_path / "home"),
+            "eval",
+            "run",
+            str(tiny_env),
+            "--json",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["probes"] == 12
@@ -57,9 +75,20 @@ def test_eval_run_llm_judge_reports_agreement(tiny_env: Path, tmp_path: Path) ->
     with llm_server() as server:
         server.responder = _neutral_judge
         result = CliRunner().invoke(
-            app, ["--home", str(tmp_path / "home"), "eval", "run", str(tiny_env), "--judge",
-                  "llm", "--out", str(tmp_path / "r")],
-            env={"DOSE_MEM_LLM_BASE_URL": server.url, "DOSE_MEM_LLM_API_KEY": "k"})
+            app,
+            [
+                "--home",
+                str(tmp_path / "home"),
+                "eval",
+                "run",
+                str(tiny_env),
+                "--judge",
+                "llm",
+                "--out",
+                str(tmp_path / "r"),
+            ],
+            env={"DOSE_MEM_LLM_BASE_URL": server.url, "DOSE_MEM_LLM_API_KEY": "k"},
+        )
         calls = len(server.requests)
     assert result.exit_code == 0, result.output
     assert calls >= 4  # one per test probe (+ none for tuning: gold labels tune)
@@ -69,11 +98,14 @@ def test_eval_run_llm_judge_reports_agreement(tiny_env: Path, tmp_path: Path) ->
     assert full["agreement"]["sampled_probes"] == 1
 
 
-def test_eval_run_llm_judge_without_endpoint_is_a_clear_error(tiny_env: Path,
-                                                              tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["--home", str(tmp_path / "home"), "eval", "run",
-                                      str(tiny_env), "--judge", "llm"],
-                                env={"DOSE_MEM_LLM_BASE_URL": ""})
+def test_eval_run_llm_judge_without_endpoint_is_a_clear_error(
+    tiny_env: Path, tmp_path: Path
+) -> None:
+    result = CliRunner().invoke(
+        app,
+        ["--home", str(tmp_path / "home"), "eval", "run", str(tiny_env), "--judge", "llm"],
+        env={"DOSE_MEM_LLM_BASE_URL": ""},
+    )
     assert result.exit_code == 1
     assert "LLM endpoint" in result.output
 
@@ -81,20 +113,36 @@ def test_eval_run_llm_judge_without_endpoint_is_a_clear_error(tiny_env: Path,
 def test_probes_from_sessions_makes_unlabelled_time_split_probes(tmp_path: Path) -> None:
     sessions = []
     for week, day in enumerate(["2026-03-02", "2026-03-09", "2026-03-16"]):
-        sessions.append({
-            "session_id": f"s{week}", "agent": "claude-code", "cwd": "/code/alpha",
-            "turns": [
-                {"role": "user", "text": "set up the env 按我的习惯", "at": f"{day}T10:00:00Z"},
-                {"role": "assistant", "text": "done", "at": f"{day}T10:01:00Z"},
-                {"role": "user", "text": "run the tests", "at": f"{day}T10:02:00Z"},
-                {"role": "user", "text": "commit it", "at": f"{day}T10:05:00Z"},
-            ]})
+        sessions.append(
+            {
+                "session_id": f"s{week}",
+                "agent": "claude-code",
+                "cwd": "/code/alpha",
+                "turns": [
+                    {"role": "user", "text": "set up the env 按我的习惯", "at": f"{day}T10:00:00Z"},
+                    {"role": "assistant", "text": "done", "at": f"{day}T10:01:00Z"},
+                    {"role": "user", "text": "run the tests", "at": f"{day}T10:02:00Z"},
+                    {"role": "user", "text": "commit it", "at": f"{day}T10:05:00Z"},
+                ],
+            }
+        )
     src = tmp_path / "sessions.jsonl"
-    src.write_text("\n".join(json.dumps(s, ensure_ascii=False) for s in sessions) + "\n",
-                   encoding="utf-8")
+    src.write_text(
+        "\n".join(json.dumps(s, ensure_ascii=False) for s in sessions) + "\n", encoding="utf-8"
+    )
     out = tmp_path / "probes.jsonl"
-    result = CliRunner().invoke(app, ["eval", "probes-from-sessions", str(src), "--out",
-                                      str(out), "--profile", "claude-code=working"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "probes-from-sessions",
+            str(src),
+            "--out",
+            str(out),
+            "--profile",
+            "claude-code=working",
+        ],
+    )
     assert result.exit_code == 0, result.output
     probes = load_probes(out)
     assert len(probes) == 9 and all(p.gold is None for p in probes)

@@ -34,8 +34,7 @@ class Recording:
         return self.inner.answer(inp, snapshot, threshold)
 
 
-def test_no_follow_up_in_any_system_input_or_index_query(tiny_env: Path,
-                                                         tmp_path: Path) -> None:
+def test_no_follow_up_in_any_system_input_or_index_query(tiny_env: Path, tmp_path: Path) -> None:
     env = load_environment(tiny_env, tmp_path / "work")
     settings = get_settings(home=tmp_path / "home")
     store = SnapshotStore(env, tmp_path / "work", make_embedder(settings), load_profiles())

@@ -38,22 +38,47 @@ def _labels(request: dict[str, Any]) -> dict[str, Any]:
     for letter, items in shown.items():
         for n, text in enumerate(items, 1):
             if "teal" in text and len(items) == 1:
-                labels.append({"candidate": letter, "item": n, "label": "necessary",
-                               "quote": "teal colour palette"})
+                labels.append(
+                    {
+                        "candidate": letter,
+                        "item": n,
+                        "label": "necessary",
+                        "quote": "teal colour palette",
+                    }
+                )
             elif "teal" in text:
-                labels.append({"candidate": letter, "item": n, "label": "necessary",
-                               "quote": "use TEAL   from now on"})  # from the follow-up
+                labels.append(
+                    {
+                        "candidate": letter,
+                        "item": n,
+                        "label": "necessary",
+                        "quote": "use TEAL   from now on",
+                    }
+                )  # from the follow-up
             elif len(items) == 1:
-                labels.append({"candidate": letter, "item": n, "label": "helpful",
-                               "quote": "amber colour palette"})
+                labels.append(
+                    {
+                        "candidate": letter,
+                        "item": n,
+                        "label": "helpful",
+                        "quote": "amber colour palette",
+                    }
+                )
             else:
-                labels.append({"candidate": letter, "item": n, "label": "necessary",
-                               "quote": "words found nowhere"})
+                labels.append(
+                    {
+                        "candidate": letter,
+                        "item": n,
+                        "label": "necessary",
+                        "quote": "words found nowhere",
+                    }
+                )
     return {"needs_memory": True, "labels": labels}
 
 
-def test_judge_is_blind_shuffled_quoted_and_checks_old_versions(tiny_env: Path,
-                                                               tmp_path: Path) -> None:
+def test_judge_is_blind_shuffled_quoted_and_checks_old_versions(
+    tiny_env: Path, tmp_path: Path
+) -> None:
     env = load_environment(tiny_env, tmp_path / "work")
     items = load_memory(env.repo).items
     probe = next(p for p in env.probes if p.id == "t6-1")
@@ -67,8 +92,13 @@ def test_judge_is_blind_shuffled_quoted_and_checks_old_versions(tiny_env: Path,
     }
     with llm_server() as server:
         server.responder = lambda req: Reply(tool_answer(req, _labels(req)))
-        settings = get_settings(home=tmp_path / "home", llm_base_url=server.url,
-                                llm_model="judge-1", llm_api_key="k", llm_max_retries=0)
+        settings = get_settings(
+            home=tmp_path / "home",
+            llm_base_url=server.url,
+            llm_model="judge-1",
+            llm_api_key="k",
+            llm_max_retries=0,
+        )
         judge = LLMJudge(settings, items, seed=7)
         verdicts = judge.judge_probe(probe, answers)
         request = server.requests[-1]
@@ -82,8 +112,10 @@ def test_judge_is_blind_shuffled_quoted_and_checks_old_versions(tiny_env: Path,
     assert len(shown) == 3  # duplicates merged, the silent system is no candidate
     order = [tuple(i.id for i in inj.items) for _, inj in candidates_for(probe, answers, 7)]
     assert [len(v) for v in shown.values()] == [len(o) for o in order]
-    orders = {tuple(tuple(i.id for i in inj.items) for _, inj in
-                    candidates_for(probe, answers, seed)) for seed in range(12)}
+    orders = {
+        tuple(tuple(i.id for i in inj.items) for _, inj in candidates_for(probe, answers, seed))
+        for seed in range(12)
+    }
     assert len(orders) > 1  # the seed really shuffles
     assert judge.stats.dropped_unquoted == 1
     assert judge.stats.overruled_old_version == 1

@@ -13,8 +13,7 @@ from evaluation.environment import build_history, load_env_spec
 from flows.snapshot_eval import snapshot_eval
 
 
-def test_flow_tags_evaluates_and_publishes(tiny_env: Path, tmp_path: Path,
-                                           harness: None) -> None:
+def test_flow_tags_evaluates_and_publishes(tiny_env: Path, tmp_path: Path, harness: None) -> None:
     home = tmp_path / "home"
     spec = load_env_spec(tiny_env)
     build_history(tiny_env / "history", home / "memory", spec.tz)  # the user's real repo
@@ -31,5 +30,6 @@ def test_flow_tags_evaluates_and_publishes(tiny_env: Path, tmp_path: Path,
     assert "dose-mem/full" in report.read_text(encoding="utf-8")
     with get_client(sync_client=True) as client:
         found = client.read_artifacts(
-            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["snapshot-eval"])))
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["snapshot-eval"]))
+        )
     assert found and "dose-mem/working" in str(found[-1].data)

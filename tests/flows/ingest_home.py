@@ -27,8 +27,12 @@ class Home:
             self.env[var] = str(self.sources / agent)
         for key, value in self.env.items():
             monkeypatch.setenv(key, value)
-        for key in ("DOSE_MEM_LLM_BASE_URL", "OPENAI_API_KEY", "DOSE_MEM_LLM_API_KEY",
-                    "DOSE_MEM_CRASH_AT"):
+        for key in (
+            "DOSE_MEM_LLM_BASE_URL",
+            "OPENAI_API_KEY",
+            "DOSE_MEM_LLM_API_KEY",
+            "DOSE_MEM_CRASH_AT",
+        ):
             monkeypatch.delenv(key, raising=False)
 
     @property

@@ -75,22 +75,30 @@ def test_hermes_jsonl_and_state_db_read_the_same_words(tmp_path: Path) -> None:
         "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT,"
         " role TEXT, content TEXT, tool_name TEXT, tool_calls TEXT, timestamp REAL);"
     )
-    conn.execute("INSERT INTO sessions VALUES (?, 'cli', 1763240400, 1763240600, 'idle')",
-                 (path.stem,))
+    conn.execute(
+        "INSERT INTO sessions VALUES (?, 'cli', 1763240400, 1763240600, 'idle')", (path.stem,)
+    )
     for line in path.read_text().splitlines():
         m = json.loads(line)
         conn.execute(
             "INSERT INTO messages (session_id, role, content, tool_name, tool_calls, timestamp)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            (path.stem, m["role"], m["content"], m.get("tool_name"),
-             json.dumps(m["tool_calls"]) if "tool_calls" in m else None, m["timestamp"]),
+            (
+                path.stem,
+                m["role"],
+                m["content"],
+                m.get("tool_name"),
+                json.dumps(m["tool_calls"]) if "tool_calls" in m else None,
+                m["timestamp"],
+            ),
         )
     conn.commit()
     conn.close()
     [from_db] = list(hermes.read_db(db))
     assert _users(from_db) == _users(from_jsonl)
-    assert from_db.session_id == path.stem and "read_file" in {n for t in from_db.turns
-                                                               for n in t.tools}
+    assert from_db.session_id == path.stem and "read_file" in {
+        n for t in from_db.turns for n in t.tools
+    }
 
 
 def test_missing_sources_warn_and_only_ended_sessions_count(tmp_path, monkeypatch, caplog) -> None:
@@ -131,8 +139,15 @@ def test_pushed_sessions_land_in_the_inbox_once(tmp_path: Path) -> None:
     stored = add_session(settings, data, "pi")
     assert stored.new and stored.format == "pi"
     assert not add_session(settings, data, "pi").new
-    normalised = Transcript(session_id="x1", agent="mail-agent", turns=[
-        Turn(role="user", text=f"turn {i}") for i in range(3)]).model_dump_json().encode()
+    normalised = (
+        Transcript(
+            session_id="x1",
+            agent="mail-agent",
+            turns=[Turn(role="user", text=f"turn {i}") for i in range(3)],
+        )
+        .model_dump_json()
+        .encode()
+    )
     assert add_session(settings, normalised, "mail-agent").format == "transcript"
     with pytest.raises(BadTranscript, match="no turns could be read as codex"):
         add_session(settings, b"not a transcript\n", "codex")
@@ -147,17 +162,20 @@ def test_cli_sessions_add(tmp_path: Path) -> None:
     ok = runner.invoke(app, ["--home", str(home), "sessions", "add", str(file), "--agent", "codex"])
     assert ok.exit_code == 0 and "stored" in ok.output
     assert len(list((home / "state" / "inbox" / "codex").iterdir())) == 1
-    bad = runner.invoke(app, ["--home", str(home), "sessions", "add", str(file),
-                              "--agent", "../etc"])
+    bad = runner.invoke(
+        app, ["--home", str(home), "sessions", "add", str(file), "--agent", "../etc"]
+    )
     assert bad.exit_code == 2 and "bad agent name" in bad.output
     assert os.path.isdir(home / "state" / "inbox")
 
 
 def test_cwd_maps_to_the_deepest_registered_project() -> None:
-    registry = Registry(projects=[
-        Project(id="atlas", name="Atlas", paths=["/home/ada/proj/atlas"]),
-        Project(id="atlas-docs", name="Atlas docs", paths=["/home/ada/proj/atlas/docs"]),
-    ])
+    registry = Registry(
+        projects=[
+            Project(id="atlas", name="Atlas", paths=["/home/ada/proj/atlas"]),
+            Project(id="atlas-docs", name="Atlas docs", paths=["/home/ada/proj/atlas/docs"]),
+        ]
+    )
     assert project_for("/home/ada/proj/atlas/src", registry) == "atlas"
     assert project_for("/home/ada/proj/atlas/docs/api", registry) == "atlas-docs"
     assert project_for("/home/ada/proj/atlas-old", registry) == "global"

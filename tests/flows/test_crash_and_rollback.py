@@ -38,16 +38,27 @@ def _ingest_commits(home: Home) -> list[str]:
 
 
 def _killed_run(home: Home, point: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, **home.env, "DOSE_MEM_CRASH_AT": point,
-           "PREFECT_API_URL": str(get_current_settings().api.url)}
+    env = {
+        **os.environ,
+        **home.env,
+        "DOSE_MEM_CRASH_AT": point,
+        "PREFECT_API_URL": str(get_current_settings().api.url),
+    }
     code = f"from flows.ingest import ingest; ingest(home={str(home.root)!r})"
-    return subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT,
-                          capture_output=True, timeout=600, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        timeout=600,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("point", ["before_commit", "after_commit"])
-def test_a_killed_run_is_finished_by_the_next_run(harness, tmp_path, monkeypatch,
-                                                  point: str) -> None:
+def test_a_killed_run_is_finished_by_the_next_run(
+    harness, tmp_path, monkeypatch, point: str
+) -> None:
     reference = Home(tmp_path / "reference", monkeypatch)
     for agent in AGENTS:
         reference.add(agent)
@@ -107,8 +118,11 @@ def test_cli_rollback_reverts_a_landed_run_and_reindexes(harness, home) -> None:
 
 
 def test_only_one_ingest_holds_the_lock(tmp_path) -> None:
-    with (ingest_lock(tmp_path), pytest.raises(IngestBusy, match="in progress"),
-          ingest_lock(tmp_path, wait_s=0.3)):
+    with (
+        ingest_lock(tmp_path),
+        pytest.raises(IngestBusy, match="in progress"),
+        ingest_lock(tmp_path, wait_s=0.3),
+    ):
         pass
     with ingest_lock(tmp_path):  # released on exit
         pass

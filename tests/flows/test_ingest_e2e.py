@@ -22,9 +22,14 @@ def _artifact(key: str, run_id: str):
     """The run's summary as the Prefect UI shows it (read back through the API)."""
     with get_client(sync_client=True) as client:
         found = client.read_artifacts(
-            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key])))
-    [artifact] = [a for a in found if a.description == f"ingest run {run_id}"
-                  or a.description == f"decisions of ingest run {run_id}"]
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key]))
+        )
+    [artifact] = [
+        a
+        for a in found
+        if a.description == f"ingest run {run_id}"
+        or a.description == f"decisions of ingest run {run_id}"
+    ]
     return artifact
 
 
@@ -65,11 +70,15 @@ def test_preference_is_learned_then_corrected_and_recall_follows(harness, home) 
     assert hits[0].item_id == teal.id
     assert amber.id not in {h.item_id for h in hits}
 
-    pushed = Transcript(session_id="m-1", agent="mail-agent", turns=[
-        Turn(role="user", text="Quick note on the review table."),
-        Turn(role="user", text="Always mark unverified entries in teal."),
-        Turn(role="user", text="That is all."),
-    ])
+    pushed = Transcript(
+        session_id="m-1",
+        agent="mail-agent",
+        turns=[
+            Turn(role="user", text="Quick note on the review table."),
+            Turn(role="user", text="Always mark unverified entries in teal."),
+            Turn(role="user", text="That is all."),
+        ],
+    )
     add_session(settings, pushed.model_dump_json().encode(), "mail-agent")
     third = ingest(home=str(home.root))
     assert third.decisions == {"merge": 1} and third.cards_written == 0
@@ -92,10 +101,14 @@ def test_a_grown_session_is_ingested_only_for_its_new_part(harness, home) -> Non
     assert first.decisions == {"promote": 1, "reject": 1}
     [path] = (home.sources / "pi").glob("*/*.jsonl")
     more = [
-        {"type": "message", "timestamp": f"2026-11-12T09:0{i}:00.000Z",
-         "message": {"role": "user", "content": text}}
-        for i, text in enumerate(["Back again.", "Never squash merge the release branch.",
-                                  "Thanks."])
+        {
+            "type": "message",
+            "timestamp": f"2026-11-12T09:0{i}:00.000Z",
+            "message": {"role": "user", "content": text},
+        }
+        for i, text in enumerate(
+            ["Back again.", "Never squash merge the release branch.", "Thanks."]
+        )
     ]
     with path.open("a", encoding="utf-8") as fh:
         fh.writelines(json.dumps(m) + "\n" for m in more)

@@ -16,10 +16,20 @@ from memory_repo.models import Registry
 from memory_repo.store import load_memory
 
 REAL = "Always write commit messages in English, even when we talk in Chinese."
-GOOD = {"facts": [{"statement": "Commit messages are written in English.", "type": "convention",
-                   "project": "global", "confidence": 0.9, "quote": REAL}]}
-DIGEST = Digest(key="pi:s1", agent="pi", session="s1",
-                turns=[DigestTurn(n=0, role="user", text=REAL)])
+GOOD = {
+    "facts": [
+        {
+            "statement": "Commit messages are written in English.",
+            "type": "convention",
+            "project": "global",
+            "confidence": 0.9,
+            "quote": REAL,
+        }
+    ]
+}
+DIGEST = Digest(
+    key="pi:s1", agent="pi", session="s1", turns=[DigestTurn(n=0, role="user", text=REAL)]
+)
 
 
 @pytest.fixture
@@ -29,8 +39,13 @@ def server() -> Iterator[LLMServer]:
 
 
 def _settings(server: LLMServer, tmp_path, timeout: float = 5.0):
-    return get_settings(home=tmp_path, llm_base_url=server.url, llm_model="scripted-1",
-                        llm_timeout_s=timeout, llm_max_retries=2)
+    return get_settings(
+        home=tmp_path,
+        llm_base_url=server.url,
+        llm_model="scripted-1",
+        llm_timeout_s=timeout,
+        llm_max_retries=2,
+    )
 
 
 def _good(request: dict) -> Reply:
@@ -48,12 +63,13 @@ def test_request_carries_the_schema_and_a_malformed_answer_is_reasked(server, tm
     assert all(field in schema for field in ("facts", "quote", "confidence", "preference"))
     assert "distil durable memory" in first["messages"][0]["content"]  # prompt file
     assert len(second["messages"]) > len(first["messages"])
-    assert "colour" in json.dumps(second["messages"][len(first["messages"]):])
+    assert "colour" in json.dumps(second["messages"][len(first["messages"]) :])
 
 
 def test_a_server_error_is_retried(server, tmp_path) -> None:
-    server.responder = scripted([lambda r: Reply({"error": {"message": "boom"}}, status=500),
-                                 _good])
+    server.responder = scripted(
+        [lambda r: Reply({"error": {"message": "boom"}}, status=500), _good]
+    )
     assert len(distill(DIGEST, _settings(server, tmp_path), Registry())) == 1
     assert len(server.requests) == 2
 
@@ -64,25 +80,42 @@ def test_a_timeout_is_retried(server, tmp_path) -> None:
     assert len(server.requests) == 2
 
 
-def test_a_fabricated_quote_is_dropped_in_a_real_ingest_run(harness, home, server,
-                                                           monkeypatch) -> None:
+def test_a_fabricated_quote_is_dropped_in_a_real_ingest_run(
+    harness, home, server, monkeypatch
+) -> None:
     home.add("pi")
     home.add("hermes")
     monkeypatch.setenv("DOSE_MEM_LLM_BASE_URL", server.url)
     monkeypatch.setenv("DOSE_MEM_LLM_MAX_RETRIES", "1")
-    fabricated = {"statement": "Deploys happen on Fridays.", "type": "habit",
-                  "confidence": 0.8, "quote": "We always deploy on Fridays at noon."}
+    fabricated = {
+        "statement": "Deploys happen on Fridays.",
+        "type": "habit",
+        "confidence": 0.8,
+        "quote": "We always deploy on Fridays at noon.",
+    }
 
-    weekly = {"statement": "Weekly reports are written in Chinese.", "type": "preference",
-              "confidence": 0.9, "quote": "以后周报一律用中文写，技术名词保留英文。"}
+    weekly = {
+        "statement": "Weekly reports are written in Chinese.",
+        "type": "preference",
+        "confidence": 0.9,
+        "quote": "以后周报一律用中文写，技术名词保留英文。",
+    }
 
     def respond(request: dict) -> Reply:
         if tool_name(request) == "FactList":
             hermes = "周报" in json.dumps(request["messages"], ensure_ascii=False)
             facts = [weekly] if hermes else [*GOOD["facts"], fabricated]
             return Reply(tool_answer(request, {"facts": facts}))
-        return Reply(tool_answer(request, {"decisions": [
-            {"index": i, "action": "promote", "reason": "new"} for i in range(2)]}))
+        return Reply(
+            tool_answer(
+                request,
+                {
+                    "decisions": [
+                        {"index": i, "action": "promote", "reason": "new"} for i in range(2)
+                    ]
+                },
+            )
+        )
 
     server.responder = respond
     summary = ingest(home=str(home.root))

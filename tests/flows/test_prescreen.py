@@ -9,8 +9,9 @@ from flows.prescreen import screen
 from memory_repo.models import CardType
 
 
-def _candidate(statement: str, quote: str | None = None,
-               kind: CardType = CardType.preference) -> Candidate:
+def _candidate(
+    statement: str, quote: str | None = None, kind: CardType = CardType.preference
+) -> Candidate:
     fact = Fact(statement=statement, type=kind, confidence=0.8, quote=quote or statement)
     return Candidate(fact=fact, agent="codex", session="s", by_user=True)
 
@@ -18,18 +19,26 @@ def _candidate(statement: str, quote: str | None = None,
 REJECT = [
     ("Python is a programming language created by Guido van Rossum.", "generic knowledge"),
     ("HTTP 404 means the resource was not found.", "generic knowledge"),
-    ("At 14:02 the API went down, at 14:10 we restarted it and at 14:30 it recovered.",
-     "timestamped incident timeline"),
-    ("2026-11-02 09:14 deploy failed; 2026-11-02 09:40 rolled back.",
-     "timestamped incident timeline"),
-    ("Ran pip install -U numpy, then re-ran the tests and it fixed the import error.",
-     "command-repair log"),
+    (
+        "At 14:02 the API went down, at 14:10 we restarted it and at 14:30 it recovered.",
+        "timestamped incident timeline",
+    ),
+    (
+        "2026-11-02 09:14 deploy failed; 2026-11-02 09:40 rolled back.",
+        "timestamped incident timeline",
+    ),
+    (
+        "Ran pip install -U numpy, then re-ran the tests and it fixed the import error.",
+        "command-repair log",
+    ),
     ("$ chmod +x run.sh fixed the permission problem.", "command-repair log"),
     ("The project is currently on prefect 3.9.1.", "version snapshot"),
     ("We upgraded to lancedb 0.40.0 yesterday.", "version snapshot"),
     ("项目当前版本是 2.3.1。", "version snapshot"),
-    ("Created the design document docs/ingest.md for the write path.",
-     "record of creating a document"),
+    (
+        "Created the design document docs/ingest.md for the write path.",
+        "record of creating a document",
+    ),
     ("我创建了一个周报文档。", "record of creating a document"),
     ("Please fix the failing test in parser.py.", "one-off task instruction"),
     ("帮我把这个函数重命名一下。", "one-off task instruction"),

@@ -17,8 +17,12 @@ from memory_repo.models import CardType
 
 
 def _digest(*texts: str, role: str = "user") -> Digest:
-    return Digest(key="codex:s", agent="codex", session="s",
-                  turns=[DigestTurn(n=i, role=role, text=t) for i, t in enumerate(texts)])
+    return Digest(
+        key="codex:s",
+        agent="codex",
+        session="s",
+        turns=[DigestTurn(n=i, role=role, text=t) for i, t in enumerate(texts)],
+    )
 
 
 def test_only_explicit_cues_in_the_users_words_are_extracted() -> None:
@@ -39,17 +43,31 @@ def test_only_explicit_cues_in_the_users_words_are_extracted() -> None:
     assert distill(_digest("Always use tabs.", role="assistant")) == []
 
 
-def _candidate(statement: str, correction: bool = False, by_user: bool = True,
-               confidence: float = 0.9) -> Candidate:
-    fact = Fact(statement=statement, type=CardType.preference, confidence=confidence,
-                quote=statement)
-    return Candidate(fact=fact, agent="codex", session="s", by_user=by_user,
-                     correction=correction, at=dt.datetime(2026, 11, 20, tzinfo=dt.UTC))
+def _candidate(
+    statement: str, correction: bool = False, by_user: bool = True, confidence: float = 0.9
+) -> Candidate:
+    fact = Fact(
+        statement=statement, type=CardType.preference, confidence=confidence, quote=statement
+    )
+    return Candidate(
+        fact=fact,
+        agent="codex",
+        session="s",
+        by_user=by_user,
+        correction=correction,
+        at=dt.datetime(2026, 11, 20, tzinfo=dt.UTC),
+    )
 
 
 def _neighbour(card_id: str, l0: str, confidence: float = 0.9) -> Neighbour:
-    return Neighbour(id=card_id, l0=l0, type=CardType.preference, project="global",
-                     created=dt.date(2026, 11, 10), confidence=confidence)
+    return Neighbour(
+        id=card_id,
+        l0=l0,
+        type=CardType.preference,
+        project="global",
+        created=dt.date(2026, 11, 10),
+        confidence=confidence,
+    )
 
 
 def test_judge_merges_near_duplicates_and_supersedes_corrections() -> None:
@@ -57,8 +75,10 @@ def test_judge_merges_near_duplicates_and_supersedes_corrections() -> None:
     weekly = _neighbour("weekly", "以后周报一律用中文写。")
     dup = judge(_candidate("Mark unverified entries in amber, always."), [weekly, amber])
     assert (dup.action, dup.target) == ("merge", "amber")
-    fix = judge(_candidate("Use teal instead of amber for unverified entries.", correction=True),
-                [amber, weekly])
+    fix = judge(
+        _candidate("Use teal instead of amber for unverified entries.", correction=True),
+        [amber, weekly],
+    )
     assert (fix.action, fix.target) == ("supersede", "amber")
     zh = judge(_candidate("以后周报改成英文写。", correction=True), [weekly])
     assert (zh.action, zh.target) == ("supersede", "weekly")

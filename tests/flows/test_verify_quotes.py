@@ -30,17 +30,34 @@ def test_paraphrased_spliced_or_invented_quotes_are_rejected(case: dict) -> None
 
 
 def test_verify_keeps_the_turn_it_found_and_whether_the_user_said_it() -> None:
-    digest = Digest(key="pi:s", agent="pi", session="s", turns=[
-        DigestTurn(n=0, role="user", text="From now on, use teal instead of amber."),
-        DigestTurn(n=3, role="assistant", text="Switched the palette to teal."),
-    ])
+    digest = Digest(
+        key="pi:s",
+        agent="pi",
+        session="s",
+        turns=[
+            DigestTurn(n=0, role="user", text="From now on, use teal instead of amber."),
+            DigestTurn(n=3, role="assistant", text="Switched the palette to teal."),
+        ],
+    )
     facts = [
-        Fact(statement="Use teal.", type=CardType.preference, confidence=0.9,
-             quote="use teal instead of amber"),
-        Fact(statement="Palette is teal.", type=CardType.fact, confidence=0.5,
-             quote="Switched the palette to teal."),
-        Fact(statement="Use purple.", type=CardType.preference, confidence=0.9,
-             quote="use purple instead of amber"),
+        Fact(
+            statement="Use teal.",
+            type=CardType.preference,
+            confidence=0.9,
+            quote="use teal instead of amber",
+        ),
+        Fact(
+            statement="Palette is teal.",
+            type=CardType.fact,
+            confidence=0.5,
+            quote="Switched the palette to teal.",
+        ),
+        Fact(
+            statement="Use purple.",
+            type=CardType.preference,
+            confidence=0.9,
+            quote="use purple instead of amber",
+        ),
     ]
     kept, dropped = verify(facts, digest)
     assert [(c.by_user, c.correction) for c in kept] == [(True, True), (False, False)]

@@ -21,17 +21,29 @@ from pathlib import Path
 from memory_repo.store import load_memory
 
 DATA = Path(__file__).parents[1] / "data" / "transcripts"
-SOURCES = {"claude_code": "DOSE_MEM_CAPTURE_CLAUDE_DIR", "codex": "DOSE_MEM_CAPTURE_CODEX_DIR",
-           "hermes": "DOSE_MEM_CAPTURE_HERMES_DIR", "pi": "DOSE_MEM_CAPTURE_PI_DIR"}
+SOURCES = {
+    "claude_code": "DOSE_MEM_CAPTURE_CLAUDE_DIR",
+    "codex": "DOSE_MEM_CAPTURE_CODEX_DIR",
+    "hermes": "DOSE_MEM_CAPTURE_HERMES_DIR",
+    "pi": "DOSE_MEM_CAPTURE_PI_DIR",
+}
 KILLS = int(os.environ.get("DOSE_MEM_SOAK_KILLS", "5"))
 DOSE_MEM = str(Path(sys.executable).with_name("dose-mem"))
 
 
 def _home(root: Path, api_url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("DOSE_MEM_", "OPENAI_")) and k != "PREFECT_API_URL"}
-    env.update({"DOSE_MEM_HOME": str(root / "home"), "DOSE_MEM_CAPTURE_IDLE_MINUTES": "0",
-                "PREFECT_API_URL": api_url})
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DOSE_MEM_", "OPENAI_")) and k != "PREFECT_API_URL"
+    }
+    env.update(
+        {
+            "DOSE_MEM_HOME": str(root / "home"),
+            "DOSE_MEM_CAPTURE_IDLE_MINUTES": "0",
+            "PREFECT_API_URL": api_url,
+        }
+    )
     for agent, var in SOURCES.items():
         shutil.copytree(DATA / agent, root / "sources" / agent)
         env[var] = str(root / "sources" / agent)
@@ -40,8 +52,13 @@ def _home(root: Path, api_url: str) -> dict[str, str]:
 
 def _ingest(env: dict[str, str], kill_after: float | None = None) -> int:
     """Run ``dose-mem ingest``; with ``kill_after``, SIGKILL its whole process group then."""
-    proc = subprocess.Popen([DOSE_MEM, "ingest"], env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [DOSE_MEM, "ingest"],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     if kill_after is None:
         _, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, err.decode()[-3000:]
@@ -58,15 +75,20 @@ def _cards(memory: Path) -> dict[str, str]:
     loaded = load_memory(memory)
     assert loaded.problems == [], loaded.problems  # whole cards only
     # evidence (and so the file hash) names the run that wrote it, which differs by design
-    return {i.id: i.model_dump_json(exclude={"evidence", "content_hash"})
-            for i in loaded.items.values()}
+    return {
+        i.id: i.model_dump_json(exclude={"evidence", "content_hash"}) for i in loaded.items.values()
+    }
 
 
 def _assert_consistent(home: Path) -> None:
     memory, state = home / "memory", home / "state"
     if (memory / ".git").exists():
-        fsck = subprocess.run(["git", "-C", str(memory), "fsck", "--no-dangling"],
-                              capture_output=True, text=True, check=False)
+        fsck = subprocess.run(
+            ["git", "-C", str(memory), "fsck", "--no-dangling"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert fsck.returncode == 0, fsck.stdout + fsck.stderr
         _cards(memory)
     if (state / "ledger.json").exists():
@@ -75,8 +97,9 @@ def _assert_consistent(home: Path) -> None:
         json.loads(journal.read_text("utf-8"))
 
 
-def test_sigkill_at_random_points_loses_and_duplicates_nothing(tmp_path: Path,
-                                                               prefect_api: str) -> None:
+def test_sigkill_at_random_points_loses_and_duplicates_nothing(
+    tmp_path: Path, prefect_api: str
+) -> None:
     reference = _home(tmp_path / "reference", prefect_api)
     started = time.monotonic()
     _ingest(reference)
@@ -96,6 +119,10 @@ def test_sigkill_at_random_points_loses_and_duplicates_nothing(tmp_path: Path,
     _ingest(env)
     _assert_consistent(home)
     assert _cards(home / "memory") == expected
-    status = subprocess.run(["git", "-C", str(home / "memory"), "status", "--porcelain"],
-                            capture_output=True, text=True, check=True)
+    status = subprocess.run(
+        ["git", "-C", str(home / "memory"), "status", "--porcelain"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert status.stdout == ""

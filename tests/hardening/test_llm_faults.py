@@ -21,8 +21,13 @@ from memory_repo.store import load_memory
 
 DATA = Path(__file__).parents[1] / "data" / "transcripts"
 QUOTE = "Always write commit messages in English, even when we talk in Chinese."
-FACT = {"statement": "Commit messages are written in English.", "type": "convention",
-        "project": "global", "confidence": 0.9, "quote": QUOTE}
+FACT = {
+    "statement": "Commit messages are written in English.",
+    "type": "convention",
+    "project": "global",
+    "confidence": 0.9,
+    "quote": QUOTE,
+}
 PI_KEY = "pi:0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
 
 FAULTS: dict[str, Callable[[dict], Reply]] = {
@@ -40,18 +45,26 @@ def server() -> Iterator[LLMServer]:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefect_api: str,
-         server: LLMServer) -> Path:
+def home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefect_api: str, server: LLMServer
+) -> Path:
     for key in ("DOSE_MEM_CRASH_AT", "OPENAI_API_KEY", "DOSE_MEM_LLM_API_KEY"):
         monkeypatch.delenv(key, raising=False)
-    env = {"DOSE_MEM_HOME": str(tmp_path / "home"), "DOSE_MEM_CAPTURE_IDLE_MINUTES": "0",
-           "DOSE_MEM_LLM_BASE_URL": server.url, "DOSE_MEM_LLM_TIMEOUT_S": "0.5",
-           "DOSE_MEM_LLM_MAX_RETRIES": "1", "DOSE_MEM_LLM_RETRY_DELAYS_S": "[0]",
-           "PREFECT_API_URL": prefect_api}
-    for agent, var in (("pi", "DOSE_MEM_CAPTURE_PI_DIR"),
-                       ("claude_code", "DOSE_MEM_CAPTURE_CLAUDE_DIR"),
-                       ("codex", "DOSE_MEM_CAPTURE_CODEX_DIR"),
-                       ("hermes", "DOSE_MEM_CAPTURE_HERMES_DIR")):
+    env = {
+        "DOSE_MEM_HOME": str(tmp_path / "home"),
+        "DOSE_MEM_CAPTURE_IDLE_MINUTES": "0",
+        "DOSE_MEM_LLM_BASE_URL": server.url,
+        "DOSE_MEM_LLM_TIMEOUT_S": "0.5",
+        "DOSE_MEM_LLM_MAX_RETRIES": "1",
+        "DOSE_MEM_LLM_RETRY_DELAYS_S": "[0]",
+        "PREFECT_API_URL": prefect_api,
+    }
+    for agent, var in (
+        ("pi", "DOSE_MEM_CAPTURE_PI_DIR"),
+        ("claude_code", "DOSE_MEM_CAPTURE_CLAUDE_DIR"),
+        ("codex", "DOSE_MEM_CAPTURE_CODEX_DIR"),
+        ("hermes", "DOSE_MEM_CAPTURE_HERMES_DIR"),
+    ):
         target = tmp_path / "sources" / agent
         if agent in ("pi", "claude_code"):
             shutil.copytree(DATA / agent, target)
@@ -68,16 +81,27 @@ def _is_pi(request: dict) -> bool:
 def _healthy(request: dict) -> Reply:
     if tool_name(request) == "FactList":
         return Reply(tool_answer(request, {"facts": [FACT] if _is_pi(request) else []}))
-    return Reply(tool_answer(request, {"decisions": [
-        {"index": 0, "action": "promote", "reason": "a new convention"}]}))
+    return Reply(
+        tool_answer(
+            request,
+            {"decisions": [{"index": 0, "action": "promote", "reason": "a new convention"}]},
+        )
+    )
 
 
-@pytest.mark.parametrize(("step", "fault"), [
-    ("FactList", "hang"), ("FactList", "error"), ("FactList", "garbage"),
-    ("FactList", "bad arguments"), ("JudgedList", "garbage"),
-])
+@pytest.mark.parametrize(
+    ("step", "fault"),
+    [
+        ("FactList", "hang"),
+        ("FactList", "error"),
+        ("FactList", "garbage"),
+        ("FactList", "bad arguments"),
+        ("JudgedList", "garbage"),
+    ],
+)
 def test_failed_sessions_are_retried_next_run_and_nothing_is_lost(
-        home: Path, server: LLMServer, step: str, fault: str) -> None:
+    home: Path, server: LLMServer, step: str, fault: str
+) -> None:
     def faulty(request: dict) -> Reply:
         if tool_name(request) == step and _is_pi(request):
             return FAULTS[fault](request)

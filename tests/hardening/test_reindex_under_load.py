@@ -26,14 +26,18 @@ PROMPT = f"How do I configure the {WORD} cache for this project?"
 
 
 def _add_card(memory: Path, card_id: str) -> None:
-    card = Card(id=card_id, type=CardType.convention, project="global",
-                conclusion=f"The {WORD} cache must be configured with uv run {WORD}-setup.",
-                created=dt.date.today(), body=f"Configure the {WORD} cache first.")
+    card = Card(
+        id=card_id,
+        type=CardType.convention,
+        project="global",
+        conclusion=f"The {WORD} cache must be configured with uv run {WORD}-setup.",
+        created=dt.date.today(),
+        body=f"Configure the {WORD} cache first.",
+    )
     (memory / "global" / "cards" / f"{card_id}.md").write_text(render_card(card), "utf-8")
 
 
-def test_reindex_during_recall_load(demo: Settings, services: Services,
-                                    tokens: TokenStore) -> None:
+def test_reindex_during_recall_load(demo: Settings, services: Services, tokens: TokenStore) -> None:
     token = tokens.issue("loader", "full", None)[0]
     stop = threading.Event()
     answers: list[tuple[int, list[str]]] = []
@@ -41,14 +45,16 @@ def test_reindex_during_recall_load(demo: Settings, services: Services,
     lock = threading.Lock()
 
     def client(n: int) -> None:
-        with httpx.Client(base_url=live.url, timeout=30,
-                          headers={"Authorization": f"Bearer {token}"}) as http:
+        with httpx.Client(
+            base_url=live.url, timeout=30, headers={"Authorization": f"Bearer {token}"}
+        ) as http:
             turn = 0
             while not stop.is_set():
                 turn += 1
                 try:
-                    r = http.post("/v1/recall", json={"prompt": PROMPT, "session_id": f"c{n}",
-                                                      "turn": turn})
+                    r = http.post(
+                        "/v1/recall", json={"prompt": PROMPT, "session_id": f"c{n}", "turn": turn}
+                    )
                     ids = [i["id"] for i in r.json().get("items", [])] if r.is_success else []
                     with lock:
                         answers.append((r.status_code, ids))
@@ -69,8 +75,10 @@ def test_reindex_during_recall_load(demo: Settings, services: Services,
             # The service loads the new version in a child process (~2 s) and answers
             # from the old one meanwhile; wait for the new one, then a few more answers.
             deadline = time.monotonic() + 120
-            while not failures and time.monotonic() < deadline and not any(
-                "zq-cache-two" in ids for _, ids in answers
+            while (
+                not failures
+                and time.monotonic() < deadline
+                and not any("zq-cache-two" in ids for _, ids in answers)
             ):
                 stop.wait(0.05)
             seen = len(answers)
@@ -84,8 +92,11 @@ def test_reindex_during_recall_load(demo: Settings, services: Services,
     assert failures == []
     assert len(answers) >= 12  # load really ran across both reindexes
     assert {status for status, _ in answers} == {200}, answers[:5]
-    allowed = {frozenset(), frozenset({"zq-cache-one"}), frozenset({"zq-cache-one",
-                                                                   "zq-cache-two"})}
+    allowed = {
+        frozenset(),
+        frozenset({"zq-cache-one"}),
+        frozenset({"zq-cache-one", "zq-cache-two"}),
+    }
     for _, ids in answers:
         assert frozenset(i for i in ids if i.startswith("zq-")) in allowed, ids
     assert "zq-cache-two" in answers[-1][1]  # the last answers come from the new index

@@ -43,8 +43,7 @@ def test_verify_compares_digests_with_compare_digest(tmp_path: Path, compare_cal
     assert compare_calls[0][0] == record.sha256 and token.split("_", 2)[2] not in compare_calls[0]
 
 
-def test_a_wrong_secret_and_a_wrong_id_cost_the_same_work(tmp_path: Path,
-                                                          compare_calls) -> None:
+def test_a_wrong_secret_and_a_wrong_id_cost_the_same_work(tmp_path: Path, compare_calls) -> None:
     store = TokenStore(tmp_path / "tokens.json")
     token, record = store.issue("a", "full", None)
     _, token_id, secret = token.split("_", 2)
@@ -60,14 +59,20 @@ def test_a_wrong_secret_and_a_wrong_id_cost_the_same_work(tmp_path: Path,
 
 
 def test_revoking_in_another_process_refuses_the_next_request(
-        demo: Settings, services: Services, tokens: TokenStore) -> None:
+    demo: Settings, services: Services, tokens: TokenStore
+) -> None:
     token, record = tokens.issue("revokee", "full", None)
     body = {"prompt": "Set up the Python environment", "session_id": "r", "turn": 1}
     with LiveServer(create_app(demo, services)) as live, httpx.Client(base_url=live.url) as http:
         auth = {"Authorization": f"Bearer {token}"}
         assert http.post("/v1/recall", json=body, headers=auth).status_code == 200
-        done = subprocess.run([DOSE_MEM, "--home", str(demo.home), "token", "revoke", record.id],
-                              env=clean_env(), capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [DOSE_MEM, "--home", str(demo.home), "token", "revoke", record.id],
+            env=clean_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
         refused = http.post("/v1/recall", json=body, headers=auth)
         assert refused.status_code == 401
@@ -75,18 +80,44 @@ def test_revoking_in_another_process_refuses_the_next_request(
 
 
 def test_serve_refuses_a_non_loopback_address(demo: Settings) -> None:
-    done = subprocess.run([DOSE_MEM, "--home", str(demo.home), "serve", "--host", "0.0.0.0",
-                           "--port", str(free_port())],
-                          env=clean_env(), capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            DOSE_MEM,
+            "--home",
+            str(demo.home),
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(free_port()),
+        ],
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode != 0
     assert "refusing to listen on 0.0.0.0" in done.stderr and "--allow-remote" in done.stderr
 
 
 def test_serve_with_allow_remote_starts(demo: Settings) -> None:
     port = free_port()
-    proc = subprocess.Popen([DOSE_MEM, "--home", str(demo.home), "serve", "--host", "0.0.0.0",
-                             "--port", str(port), "--allow-remote"],
-                            env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            DOSE_MEM,
+            "--home",
+            str(demo.home),
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(port),
+            "--allow-remote",
+        ],
+        env=clean_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 120
         healthy = False

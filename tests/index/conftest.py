@@ -144,7 +144,8 @@ Alpha turns messy spreadsheets into clean parquet tables.
 def git(root: Path, *args: str) -> None:
     subprocess.run(
         ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
 
 

@@ -49,10 +49,14 @@ class EmbeddingsServer:
                     {"object": "embedding", "index": i, "embedding": _bag(text, owner.dim)}
                     for i, text in reversed(list(enumerate(inputs)))
                 ]
-                payload = json.dumps({
-                    "object": "list", "data": data, "model": body["model"],
-                    "usage": {"prompt_tokens": 1, "total_tokens": 1},
-                }).encode()
+                payload = json.dumps(
+                    {
+                        "object": "list",
+                        "data": data,
+                        "model": body["model"],
+                        "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                    }
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))

@@ -23,9 +23,7 @@ def test_layers_are_byte_identical_across_rebuilds(
     rebuild(memory, tmp_path / "a", embedder)
     rebuild(memory, tmp_path / "b", embedder)
     first, second = table_rows(tmp_path / "a"), table_rows(tmp_path / "b")
-    assert [{c: r[c] for c in LAYERS} for r in first] == [
-        {c: r[c] for c in LAYERS} for r in second
-    ]
+    assert [{c: r[c] for c in LAYERS} for r in first] == [{c: r[c] for c in LAYERS} for r in second]
     assert any("uv" in r["tokens"].split() and "管理" in r["tokens"].split() for r in first)
 
 
@@ -115,8 +113,10 @@ def test_registry_change_recomputes_archived(
     rebuild(memory, tmp_path / "inc", embedder)
     registry = memory / "registry.yaml"
     registry.write_text(
-        registry.read_text().replace("Beta Site, kind: research, status: active",
-                                     "Beta Site, kind: research, status: archived"),
+        registry.read_text().replace(
+            "Beta Site, kind: research, status: active",
+            "Beta Site, kind: research, status: archived",
+        ),
         encoding="utf-8",
     )
     report = refresh(memory, tmp_path / "inc", embedder)

@@ -12,10 +12,14 @@ from tests.index.helpers import EmbeddingsServer
 
 
 def test_vectors_are_normalised_and_in_input_order(embeddings_server: EmbeddingsServer) -> None:
-    embedder = make_embedder(get_settings(
-        embedder="openai", embedding_base_url=embeddings_server.url, embedding_model="tiny",
-        embedding_api_key="secret",
-    ))
+    embedder = make_embedder(
+        get_settings(
+            embedder="openai",
+            embedding_base_url=embeddings_server.url,
+            embedding_model="tiny",
+            embedding_api_key="secret",
+        )
+    )
     assert isinstance(embedder, OpenAIEmbedder)
     assert embedder.dim == 32
     assert embedder.name == f"openai:tiny@{embeddings_server.url}"

@@ -62,9 +62,12 @@ def test_prefilter_excludes_other_projects_in_each_leg(index: Index, mode: str) 
 
 
 def test_types_in_a_clause_restrict_the_query(index: Index) -> None:
-    prefilter = Prefilter(clauses=[
-        ScopeClause(projects=["alpha"]), ScopeClause(projects=["global"], types=["pitfall"]),
-    ])
+    prefilter = Prefilter(
+        clauses=[
+            ScopeClause(projects=["alpha"]),
+            ScopeClause(projects=["global"], types=["pitfall"]),
+        ]
+    )
     ids = {h.item_id for h in index.search("用 uv 管理 Python 环境", prefilter, k=50)}
     assert "uv-python-env" not in ids
     assert "parse-table-header" in ids

@@ -71,8 +71,9 @@ def test_a_service_loading_in_a_child_never_imports_lancedb(index_dir: Path) -> 
         "engine.warm_up()\n"
         "print(engine.index.snapshot.rows, sorted(m for m in sys.modules if 'lance' in m))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
     rows, modules = done.stdout.split(" ", 1)
     assert int(rows) > 0
     assert modules.strip() == "[]"

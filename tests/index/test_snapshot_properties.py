@@ -31,25 +31,30 @@ TERMS = ["uv", "conda", "parse_table", "数据", "环境", "1200", "table", "env
 TODAY = dt.date(2026, 6, 1)
 
 rows_strategy = st.lists(
-    st.fixed_dictionaries({
-        "project": st.sampled_from(PROJECTS),
-        "type": st.sampled_from(TYPES),
-        "superseded": st.booleans(),
-        "archived": st.booleans(),
-        "expires": st.one_of(st.none(), st.dates(dt.date(2026, 1, 1), dt.date(2027, 1, 1))),
-        "terms": st.lists(st.sampled_from(TERMS), max_size=6),
-        "vector": st.lists(st.floats(-1, 1, allow_nan=False), min_size=DIM, max_size=DIM),
-    }),
+    st.fixed_dictionaries(
+        {
+            "project": st.sampled_from(PROJECTS),
+            "type": st.sampled_from(TYPES),
+            "superseded": st.booleans(),
+            "archived": st.booleans(),
+            "expires": st.one_of(st.none(), st.dates(dt.date(2026, 1, 1), dt.date(2027, 1, 1))),
+            "terms": st.lists(st.sampled_from(TERMS), max_size=6),
+            "vector": st.lists(st.floats(-1, 1, allow_nan=False), min_size=DIM, max_size=DIM),
+        }
+    ),
     min_size=1,
     max_size=40,
 )
 prefilter_strategy = st.builds(
     Prefilter,
-    clauses=st.lists(st.builds(
-        ScopeClause,
-        projects=st.lists(st.sampled_from(PROJECTS), max_size=3),
-        types=st.one_of(st.none(), st.lists(st.sampled_from(TYPES), max_size=2)),
-    ), max_size=3),
+    clauses=st.lists(
+        st.builds(
+            ScopeClause,
+            projects=st.lists(st.sampled_from(PROJECTS), max_size=3),
+            types=st.one_of(st.none(), st.lists(st.sampled_from(TYPES), max_size=2)),
+        ),
+        max_size=3,
+    ),
     automatic=st.booleans(),
     today=st.just(TODAY),
 )
@@ -61,27 +66,41 @@ def _id(n: int) -> str:
 
 
 def _table(rows: list[dict]) -> pa.Table:
-    records = [{
-        "key": f"{_id(n)}#0", "item_id": _id(n), "project": r["project"],
-        "type": r["type"].value, "path": f"p/{n}.md", "l0": "", "l1": "", "heading": "",
-        "text": "", "superseded": r["superseded"], "archived": r["archived"],
-        "expires": r["expires"], "tokens": " ".join(r["terms"]),
-        "vector": [float(x) for x in r["vector"]],
-    } for n, r in enumerate(rows)]
+    records = [
+        {
+            "key": f"{_id(n)}#0",
+            "item_id": _id(n),
+            "project": r["project"],
+            "type": r["type"].value,
+            "path": f"p/{n}.md",
+            "l0": "",
+            "l1": "",
+            "heading": "",
+            "text": "",
+            "superseded": r["superseded"],
+            "archived": r["archived"],
+            "expires": r["expires"],
+            "tokens": " ".join(r["terms"]),
+            "vector": [float(x) for x in r["vector"]],
+        }
+        for n, r in enumerate(rows)
+    ]
     table = pa.Table.from_pylist(records)
     return table.set_column(
-        table.schema.get_field_index("vector"), "vector",
+        table.schema.get_field_index("vector"),
+        "vector",
         table["vector"].cast(pa.list_(pa.float32(), DIM)),
     ).set_column(
-        table.schema.get_field_index("expires"), "expires", table["expires"].cast(pa.date32()),
+        table.schema.get_field_index("expires"),
+        "expires",
+        table["expires"].cast(pa.date32()),
     )
 
 
 def _admitted(row: dict, prefilter: Prefilter) -> bool:
     """The prefilter's rule, read directly off one row."""
     in_scope = any(
-        row["project"] in clause.projects
-        and (clause.types is None or row["type"] in clause.types)
+        row["project"] in clause.projects and (clause.types is None or row["type"] in clause.types)
         for clause in prefilter.clauses
     )
     if not prefilter.automatic:
@@ -95,8 +114,11 @@ def _item_rows(rows: list[dict]) -> dict[str, dict]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(rows=rows_strategy, prefilters=st.lists(prefilter_strategy, min_size=1, max_size=3),
-       query=st.lists(st.sampled_from(TERMS), min_size=1, max_size=3))
+@given(
+    rows=rows_strategy,
+    prefilters=st.lists(prefilter_strategy, min_size=1, max_size=3),
+    query=st.lists(st.sampled_from(TERMS), min_size=1, max_size=3),
+)
 def test_legs_return_exactly_the_admitted_rows(rows, prefilters, query) -> None:
     snapshot = Snapshot.from_batches(_table(rows).to_reader(max_chunksize=7), DIM)  # batches
     by_item = _item_rows(rows)
@@ -121,8 +143,12 @@ def test_legs_return_exactly_the_admitted_rows(rows, prefilters, query) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(rows=rows_strategy, query=st.lists(st.sampled_from(TERMS), min_size=1, max_size=4),
-       k1=st.floats(0.5, 2.0), b=st.floats(0.0, 1.0))
+@given(
+    rows=rows_strategy,
+    query=st.lists(st.sampled_from(TERMS), min_size=1, max_size=4),
+    k1=st.floats(0.5, 2.0),
+    b=st.floats(0.0, 1.0),
+)
 def test_bm25_scores_equal_okapi_bm25(rows, query, k1, b) -> None:
     snapshot = Snapshot.from_batches(_table(rows).to_reader(), DIM, BM25Params(k1=k1, b=b))
     everything = Prefilter(clauses=[ScopeClause(projects=PROJECTS)], automatic=False)
@@ -138,8 +164,11 @@ def test_bm25_scores_equal_okapi_bm25(rows, query, k1, b) -> None:
         tf = Counter(terms)
         score = sum(
             math.log1p((len(docs) - df[t] + 0.5) / (df[t] + 0.5))
-            * tf[t] * (k1 + 1) / (tf[t] + k1 * (1 - b + b * len(terms) / avgdl))
-            for t in query if tf[t]
+            * tf[t]
+            * (k1 + 1)
+            / (tf[t] + k1 * (1 - b + b * len(terms) / avgdl))
+            for t in query
+            if tf[t]
         )
         if score > 0:
             want[item] = score
@@ -153,16 +182,24 @@ def test_sign_bit_preselection_agrees_with_an_exact_scan(monkeypatch) -> None:
     count, dim = 3000, 64
     vectors = rng.standard_normal((count, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    table = pa.table({
-        "key": [f"i{n:05d}#0" for n in range(count)],
-        "item_id": [f"i{n:05d}" for n in range(count)],
-        "project": [PROJECTS[n % 4] for n in range(count)],
-        "type": ["fact"] * count, "path": ["p.md"] * count, "l0": [""] * count,
-        "l1": [""] * count, "heading": [""] * count, "text": [""] * count,
-        "superseded": [False] * count, "archived": [False] * count,
-        "expires": pa.array([None] * count, pa.date32()), "tokens": [""] * count,
-        "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
-    })
+    table = pa.table(
+        {
+            "key": [f"i{n:05d}#0" for n in range(count)],
+            "item_id": [f"i{n:05d}" for n in range(count)],
+            "project": [PROJECTS[n % 4] for n in range(count)],
+            "type": ["fact"] * count,
+            "path": ["p.md"] * count,
+            "l0": [""] * count,
+            "l1": [""] * count,
+            "heading": [""] * count,
+            "text": [""] * count,
+            "superseded": [False] * count,
+            "archived": [False] * count,
+            "expires": pa.array([None] * count, pa.date32()),
+            "tokens": [""] * count,
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
+        }
+    )
     snapshot = Snapshot.from_batches(table.to_reader(), dim)
     mask = snapshot.mask(Prefilter(clauses=[ScopeClause(projects=PROJECTS[:3])]))
     agree = []

@@ -22,8 +22,10 @@ def _card(**extra: object) -> Card:
         confidence=0.8,
         evidence=[
             Evidence(
-                agent="hermes", session="s-1",
-                at=dt.datetime(2026, 10, 3, 9, 14, tzinfo=dt.UTC), quote="请用中文回复",
+                agent="hermes",
+                session="s-1",
+                at=dt.datetime(2026, 10, 3, 9, 14, tzinfo=dt.UTC),
+                quote="请用中文回复",
             )
         ],
         **extra,

@@ -14,8 +14,14 @@ from memory_repo.text import utf8_len
 
 def _item(body: str, conclusion: str | None = None) -> Item:
     return Item(
-        id="x", type=CardType.fact, project="global", created=dt.date(2026, 10, 5),
-        path="global/cards/x.md", title=conclusion or "x", conclusion=conclusion, body=body,
+        id="x",
+        type=CardType.fact,
+        project="global",
+        created=dt.date(2026, 10, 5),
+        path="global/cards/x.md",
+        title=conclusion or "x",
+        conclusion=conclusion,
+        body=body,
     )
 
 

@@ -22,15 +22,26 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Memory:
 
 def _item(item_id: str, kind: CardType, project: str = "global", **kw: object) -> Item:
     return Item(
-        id=item_id, type=kind, project=project, created=dt.date(2026, 1, 1),
-        path=f"{item_id}.md", title=item_id, **kw,
+        id=item_id,
+        type=kind,
+        project=project,
+        created=dt.date(2026, 1, 1),
+        path=f"{item_id}.md",
+        title=item_id,
+        **kw,
     )
 
 
 @pytest.mark.parametrize(
     ("kind", "days"),
-    [(CardType.result, 180), (CardType.decision, 365), (CardType.preference, None),
-     (CardType.pitfall, None), (CardType.convention, None), (CardType.habit, None)],
+    [
+        (CardType.result, 180),
+        (CardType.decision, 365),
+        (CardType.preference, None),
+        (CardType.pitfall, None),
+        (CardType.convention, None),
+        (CardType.habit, None),
+    ],
 )
 def test_expiry_defaults_by_type(kind: CardType, days: int | None) -> None:
     item = _item("a", kind)
@@ -59,10 +70,19 @@ def _recallable(memory: Memory, key: str) -> bool:
 
 @pytest.mark.parametrize(
     ("key", "recallable"),
-    [("amber", False), ("teal", True), ("dataframes_decision", False),
-     ("table_objects_decision", True), ("expired_result", False), ("tabsense_result", True),
-     ("archived_status", False), ("archived_card", False), ("archived_pitfall", False),
-     ("uv", True), ("weekly_review", True)],
+    [
+        ("amber", False),
+        ("teal", True),
+        ("dataframes_decision", False),
+        ("table_objects_decision", True),
+        ("expired_result", False),
+        ("tabsense_result", True),
+        ("archived_status", False),
+        ("archived_card", False),
+        ("archived_pitfall", False),
+        ("uv", True),
+        ("weekly_review", True),
+    ],
 )
 def test_demo_lifecycle(demo: Memory, key: str, recallable: bool) -> None:
     assert _recallable(demo, key) is recallable
@@ -95,7 +115,10 @@ def test_demo_shifts_with_today(tmp_path: Path) -> None:
     build_demo(tmp_path / "m", today=later)
     memory = load_memory(tmp_path / "m")
     superseded = lc.superseded_ids(memory.items.values())
-    live = {i.id for i in memory.items.values()
-            if lc.is_recallable(i, later, superseded, memory.registry)}
+    live = {
+        i.id
+        for i in memory.items.values()
+        if lc.is_recallable(i, later, superseded, memory.registry)
+    }
     assert DEMO_IDS["tabsense_result"] in live
     assert DEMO_IDS["expired_result"] not in live

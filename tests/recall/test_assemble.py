@@ -11,9 +11,18 @@ from recall_api.assemble import HEADER, assemble
 
 
 def _hit(n: int) -> Hit:
-    return Hit(item_id=f"card-{n}", project="global", type=CardType.convention,
-               path=f"global/cards/card-{n}.md", l0=f"Convention 第{n}条: use uv.", l1="",
-               rank=n, rrf=1.0 / n, cosine=0.5, bm25=1.0)
+    return Hit(
+        item_id=f"card-{n}",
+        project="global",
+        type=CardType.convention,
+        path=f"global/cards/card-{n}.md",
+        l0=f"Convention 第{n}条: use uv.",
+        l1="",
+        rank=n,
+        rrf=1.0 / n,
+        cosine=0.5,
+        bm25=1.0,
+    )
 
 
 def test_assembly_stops_judging_at_the_item_cap() -> None:
