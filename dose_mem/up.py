@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx
 
-from dose_mem.settings import Settings, get_settings
+from memory_repo.settings import Settings, get_settings
 
 DEMO_AGENTS = {"demo-hermes": "full", "demo-claude-code": "working", "demo-calendar": "personal"}
 PREFECT_PORT = 4200

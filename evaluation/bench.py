@@ -30,7 +30,6 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from dose_mem.settings import Settings, get_settings
 from evaluation.bench_mem0 import Mem0Unavailable, run_mem0
 from evaluation.bench_service import (
     Service,
@@ -47,6 +46,7 @@ from memory_repo.index.query import Index
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.tokenize import tokens
 from memory_repo.models import GLOBAL
+from memory_repo.settings import Settings, get_settings
 from profiles.model import load_profiles
 from recall_api.engine import RecallEngine
 from recall_api.models import Identity, RecallRequest

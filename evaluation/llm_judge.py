@@ -19,13 +19,13 @@ import instructor
 from openai import OpenAI
 from pydantic import BaseModel, Field
 
-from dose_mem.settings import Settings
 from evaluation.agreement import cohen_kappa
 from evaluation.judges import USEFUL, Label, Verdict, gold_verdict
 from evaluation.probes import Probe
 from evaluation.systems import Injection
 from memory_repo.layers import l0
 from memory_repo.models import Item
+from memory_repo.settings import Settings
 
 SYSTEM_PROMPT = """You judge what a memory system injected before an AI agent answered a person.
 You see the person's turn, the turn before it, what the person said next (follow-ups), known

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from prefect.artifacts import create_markdown_artifact
 
-from dose_mem.settings import Settings
 from evaluation.report import markdown, write_report
 from evaluation.run import run_evaluation
+from memory_repo.settings import Settings
 
 
 def evaluate_and_publish(env_dir: Path, settings: Settings, label: str) -> Path:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from dose_mem.settings import Settings
 from evaluation.environment import Environment, load_environment
 from evaluation.judges import Verdict, gold_verdict
 from evaluation.llm_judge import LLMJudge, agreement
@@ -33,6 +32,7 @@ from evaluation.systems import (
 )
 from memory_repo.errors import DoseMemError
 from memory_repo.index.embedders import make_embedder
+from memory_repo.settings import Settings
 from memory_repo.store import load_memory
 from profiles.model import load_profiles
 

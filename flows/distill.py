@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dose_mem.settings import Settings
 from flows import llm, rules
 from flows.digest import Digest
 from flows.facts import Fact, FactList
 from memory_repo.models import GLOBAL, Registry
+from memory_repo.settings import Settings
 
 
 def distill(digest: Digest, settings: Settings, registry: Registry) -> list[Fact]:

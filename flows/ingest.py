@@ -23,7 +23,6 @@ from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
 from pydantic import BaseModel, Field
 
-from dose_mem.settings import Settings, get_settings
 from flows import append, judge, neighbours, prescreen, rules, verify
 from flows import digest as digest_step
 from flows import distill as distill_step
@@ -37,6 +36,7 @@ from memory_repo.bootstrap import has_memory, init_memory
 from memory_repo.index.embedders import Embedder, make_embedder
 from memory_repo.index.query import Index, IndexMissing
 from memory_repo.models import Registry
+from memory_repo.settings import Settings, get_settings
 from memory_repo.store import load_memory
 
 

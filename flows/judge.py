@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from dose_mem.settings import Settings
 from flows import llm, rules
 from flows.facts import Action, Candidate, Decision, Neighbour
+from memory_repo.settings import Settings
 
 
 class Judged(BaseModel):

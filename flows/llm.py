@@ -15,7 +15,7 @@ import instructor
 from openai import OpenAI
 from pydantic import BaseModel
 
-from dose_mem.settings import Settings
+from memory_repo.settings import Settings
 
 PROMPTS = Path(__file__).parent / "prompts"
 M = TypeVar("M", bound=BaseModel)

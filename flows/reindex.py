@@ -6,9 +6,9 @@ from pathlib import Path
 
 from prefect import flow, get_run_logger
 
-from dose_mem.settings import Settings, get_settings
 from memory_repo.index import build
 from memory_repo.index.embedders import Embedder, make_embedder
+from memory_repo.settings import Settings, get_settings
 
 
 def refresh_index(settings: Settings, embedder: Embedder, full: bool = False) -> build.BuildReport:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dose_mem.settings import Settings
 from flows.append import find_run_commit
 from flows.reindex import refresh_index
 from memory_repo import history
 from memory_repo.errors import DoseMemError
 from memory_repo.index.embedders import make_embedder
+from memory_repo.settings import Settings
 
 
 class UnknownRun(DoseMemError):

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from dose_mem.settings import Settings
 from flows.capture.sources import READERS, TRANSCRIPT_FORMAT, read_pushed
 from flows.files import write_atomic
 from memory_repo.errors import DoseMemError
+from memory_repo.settings import Settings
 
 _AGENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from prefect import flow, get_run_logger
 
-from dose_mem.settings import get_settings
 from memory_repo import history
+from memory_repo.settings import get_settings
 
 
 def snapshot_tag(root: Path, today: dt.date) -> str | None:

@@ -13,8 +13,8 @@ from fastapi.responses import JSONResponse
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from dose_mem.settings import Settings
 from memory_repo.index.embedders import make_embedder
+from memory_repo.settings import Settings
 from profiles.model import load_profiles
 from recall_api.deps import Services
 from recall_api.engine import RecallEngine

@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from dose_mem.settings import Settings
+from memory_repo.settings import Settings
 from recall_api.engine import RecallEngine
 from recall_api.models import Identity
 from recall_api.tokens import TokenError, TokenStore

@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from dose_mem.settings import Settings
 from memory_repo.errors import UnknownItem
 from memory_repo.index.embedders import Embedder, make_embedder
 from memory_repo.index.hits import Hit
@@ -25,6 +24,7 @@ from memory_repo.index.snapshot_load import Loader
 from memory_repo.layers import l0, l1, l2
 from memory_repo.models import GLOBAL, Item, Project, Registry
 from memory_repo.registry import REGISTRY_FILE, load_registry
+from memory_repo.settings import Settings
 from memory_repo.store import load_file
 from profiles.model import Profile
 from recall_api.assemble import assemble

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dose_mem.settings import Settings, get_settings
+from memory_repo.settings import Settings, get_settings
 
 _home: Path | None = None
 

@@ -13,9 +13,9 @@ import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from dose_mem.settings import Settings
 from flows.capture import claude_code, codex, hermes, pi
 from flows.capture.transcript import Transcript
+from memory_repo.settings import Settings
 
 log = logging.getLogger("dose_mem.capture")
 

@@ -13,8 +13,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from dose_mem.settings import Settings
 from memory_repo.errors import DoseMemError
+from memory_repo.settings import Settings
 
 
 @runtime_checkable

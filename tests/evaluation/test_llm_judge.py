@@ -9,12 +9,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from dose_mem.settings import get_settings
 from evaluation.environment import load_environment
 from evaluation.judges import Label
 from evaluation.llm_judge import LLMJudge, candidates_for
 from evaluation.systems import InjectedCard, Injection
 from memory_repo.layers import l0
+from memory_repo.settings import get_settings
 from memory_repo.store import load_memory
 from tests.evaluation.tiny_env import FOLLOW_UP
 from tests.llm_server import Reply, llm_server, tool_answer

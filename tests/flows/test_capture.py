@@ -13,12 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
-from dose_mem.settings import get_settings
 from flows.capture import claude_code, codex, hermes, ledger, pi, sources
 from flows.capture.transcript import Transcript, Turn
 from flows.digest import project_for
 from flows.sessions import BadTranscript, add_session
 from memory_repo.models import Project, Registry
+from memory_repo.settings import get_settings
 
 DATA = Path(__file__).parents[1] / "data" / "transcripts"
 NOW = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)

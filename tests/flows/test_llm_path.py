@@ -8,11 +8,11 @@ from collections.abc import Iterator
 import pytest
 from llm_server import LLMServer, Reply, llm_server, scripted, tool_answer, tool_name
 
-from dose_mem.settings import get_settings
 from flows.digest import Digest, DigestTurn
 from flows.distill import distill
 from flows.ingest import ingest
 from memory_repo.models import Registry
+from memory_repo.settings import get_settings
 from memory_repo.store import load_memory
 
 REAL = "Always write commit messages in English, even when we talk in Chinese."

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from prefect.settings import get_current_settings
 from prefect.testing.utilities import prefect_test_harness
 
-from dose_mem.settings import Settings
+from memory_repo.settings import Settings
 from recall_api.app import build_services, create_app, tokens_path
 from recall_api.deps import Services
 from recall_api.tokens import TokenStore

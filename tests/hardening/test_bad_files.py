@@ -11,7 +11,6 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
-from dose_mem.settings import get_settings
 from memory_repo.bootstrap import init_memory
 from memory_repo.cards import MAX_FILE_BYTES
 from memory_repo.index.build import rebuild, refresh
@@ -20,6 +19,7 @@ from memory_repo.index.query import Index
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.models import GLOBAL, Project, Registry
 from memory_repo.registry import REGISTRY_FILE, render_registry
+from memory_repo.settings import get_settings
 
 GOOD = """---
 id: {id}

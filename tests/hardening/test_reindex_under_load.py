@@ -11,11 +11,11 @@ from pathlib import Path
 
 import httpx
 
-from dose_mem.settings import Settings
 from memory_repo.cards import render_card
 from memory_repo.index.build import rebuild, refresh
 from memory_repo.index.embedders import make_embedder
 from memory_repo.models import Card, CardType
+from memory_repo.settings import Settings
 from recall_api.app import create_app
 from recall_api.deps import Services
 from recall_api.tokens import TokenStore

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from dose_mem.settings import Settings
+from memory_repo.settings import Settings
 from recall_api import tokens as tokens_module
 from recall_api.app import create_app
 from recall_api.deps import Services

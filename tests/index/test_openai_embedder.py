@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dose_mem.settings import get_settings
 from memory_repo.errors import DoseMemError
 from memory_repo.index.embedders import CachedEmbedder, OpenAIEmbedder, make_embedder
+from memory_repo.settings import get_settings
 from tests.index.helpers import EmbeddingsServer
 
 

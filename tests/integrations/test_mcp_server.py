@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from dose_mem.settings import Settings
+from memory_repo.settings import Settings
 from recall_api.deps import Services
 from recall_api.mcp_server import build_server
 from tests.conftest import IssueToken

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from dose_mem.settings import Settings
+from memory_repo.settings import Settings
 from recall_api.app import create_app
 from recall_api.deps import Services
 

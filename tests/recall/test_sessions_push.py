@@ -6,7 +6,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from dose_mem.settings import Settings
+from memory_repo.settings import Settings
 from tests.conftest import IssueToken
 
 TRANSCRIPTS = Path(__file__).parents[1] / "data" / "transcripts"
