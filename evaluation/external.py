@@ -1,20 +1,24 @@
 """Adapters for other memory systems, through their own native write and read paths.
 
-Imported only when the package is installed and an LLM endpoint is configured (see
-``systems.external_systems``); neither is installed in this repository's environment, so
-these adapters are not exercised by its tests. Each system is fed the snapshot's cards
-week by week (only cards it has not seen), as its users would, and keeps its own store.
+``external_systems`` builds one only when its package is installed and an LLM endpoint is
+configured (both write with an LLM), and otherwise reports it as skipped with the reason;
+neither package is installed in this repository's environment, so the adapters
+themselves are not exercised by its tests. Each system is fed the snapshot's cards week
+by week (only cards it has not seen), as its users would, and keeps its own store.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import BaseModel
+
 from evaluation.probes import SystemInput
 from evaluation.snapshots import Snapshot
-from evaluation.systems import InjectedCard, Injection
+from evaluation.systems import InjectedCard, Injection, System
 from memory_repo.layers import l0, l1
 from memory_repo.models import Item
 from memory_repo.text import utf8_len
@@ -137,3 +141,22 @@ class OpenVikingSystem(_Weekly):
 
 def make(name: str, llm_base_url: str) -> Mem0System | OpenVikingSystem:
     return Mem0System(llm_base_url) if name == "mem0" else OpenVikingSystem(llm_base_url)
+
+
+class Skipped(BaseModel):
+    name: str
+    reason: str
+
+
+def external_systems(llm_base_url: str | None) -> tuple[list[System], list[Skipped]]:
+    """mem0 and OpenViking need their package and an LLM endpoint (both write with an LLM)."""
+    found: list[System] = []
+    skipped: list[Skipped] = []
+    for name, module in (("mem0", "mem0"), ("openviking", "openviking")):
+        if importlib.util.find_spec(module) is None:
+            skipped.append(Skipped(name=name, reason=f"python package '{module}' not installed"))
+        elif not llm_base_url:
+            skipped.append(Skipped(name=name, reason="no LLM endpoint (DOSE_MEM_LLM_BASE_URL)"))
+        else:
+            found.append(make(name, llm_base_url))
+    return found, skipped

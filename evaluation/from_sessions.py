@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from evaluation.probes import Probe, Split, week_start
-from flows.capture.transcript import Transcript
+from memory_repo.transcripts.transcript import Transcript
 
 MAX_FOLLOW_UPS = 6
 DEV_SHARE = 0.4

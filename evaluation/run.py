@@ -17,19 +17,13 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from evaluation.environment import Environment, load_environment
+from evaluation.external import Skipped, external_systems
 from evaluation.judges import Verdict, gold_verdict
 from evaluation.llm_judge import LLMJudge, agreement
 from evaluation.metrics import Estimate, TurnRecord, point_estimates, summarise, turn_record
 from evaluation.probes import Probe, Split, system_input
 from evaluation.snapshots import SnapshotStore
-from evaluation.systems import (
-    Injection,
-    Skipped,
-    System,
-    baseline_systems,
-    dose_mem_systems,
-    external_systems,
-)
+from evaluation.systems import Injection, System, baseline_systems, dose_mem_systems
 from memory_repo.errors import DoseMemError
 from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import Settings

@@ -14,13 +14,13 @@ Systems defined here (every one under the environment's shared budget at most):
   plain vector or keyword store would do it: no trigger, no lifecycle (superseded and
   archived cards stay findable), no gate beyond a threshold on the leg's own score; the
   top items rendered at L0+L1 within the shared budget and item cap.
-- ``mem0``, ``openviking``: their own write and read paths, when installed and an LLM
-  endpoint is configured; otherwise skipped with the reason in the report.
+
+The adapters for other memory systems (``mem0``, ``openviking``) live in
+``evaluation/external.py``, which builds on this module's ``Injection``.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from typing import Protocol
 
@@ -193,24 +193,3 @@ def baseline_systems(spec: EnvSpec) -> list[RetrievalBaseline]:
             "bm25", spec, [0.0, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 15], lambda h: h.bm25
         ),
     ]
-
-
-class Skipped(BaseModel):
-    name: str
-    reason: str
-
-
-def external_systems(llm_base_url: str | None) -> tuple[list[System], list[Skipped]]:
-    """mem0 and OpenViking need their package and an LLM endpoint (both write with an LLM)."""
-    found: list[System] = []
-    skipped: list[Skipped] = []
-    for name, module in (("mem0", "mem0"), ("openviking", "openviking")):
-        if importlib.util.find_spec(module) is None:
-            skipped.append(Skipped(name=name, reason=f"python package '{module}' not installed"))
-        elif not llm_base_url:
-            skipped.append(Skipped(name=name, reason="no LLM endpoint (DOSE_MEM_LLM_BASE_URL)"))
-        else:
-            from evaluation import external
-
-            found.append(external.make(name, llm_base_url))
-    return found, skipped

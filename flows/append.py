@@ -26,9 +26,9 @@ from flows.capture.ledger import LedgerEntry
 from flows.capture.ledger import load as load_ledger
 from flows.capture.ledger import save as save_ledger
 from flows.facts import Candidate, Decision
-from flows.files import write_atomic
 from memory_repo import history
 from memory_repo.cards import render_card
+from memory_repo.files import write_atomic
 from memory_repo.models import GLOBAL, Card, Evidence, Registry, Source
 from memory_repo.store import evidence_sidecar
 
@@ -212,13 +212,6 @@ def recover(root: Path, state: Path) -> list[str]:
         land(root, state, journal)
         finished.append(journal.run_id)
     return finished
-
-
-def journals(state: Path) -> dict[str, Journal]:
-    return {
-        p.stem: Journal.model_validate_json(p.read_bytes())
-        for p in sorted(journal_dir(state).glob("*.json"))
-    }
 
 
 def commit_message(run_id: str, counts: dict[str, int]) -> str:

@@ -68,11 +68,6 @@ def parse_card_text(text: str, rel: str, stem: str, handler: BaseHandler | None 
     return card
 
 
-def parse_card(path: Path, rel: str | None = None) -> Card:
-    rel = rel or str(path)
-    return parse_card_text(read_text(path, rel), rel, path.stem)
-
-
 def render_card(card: Card) -> str:
     """The exact bytes a card is stored as."""
     meta = card.model_dump(mode="python", exclude_none=True, exclude={"body"})

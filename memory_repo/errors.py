@@ -14,12 +14,6 @@ class MalformedCard(DoseMemError):
         self.reason = reason
 
 
-class UnknownProject(DoseMemError):
-    def __init__(self, project: str) -> None:
-        super().__init__(f"unknown project: {project}")
-        self.project = project
-
-
 class UnknownItem(DoseMemError):
     def __init__(self, item_id: str) -> None:
         super().__init__(f"no memory with id {item_id}")

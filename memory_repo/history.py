@@ -125,6 +125,22 @@ def week_starts(first: dt.date, last: dt.date) -> list[dt.date]:
     return out
 
 
+def snapshot_tag(root: Path, today: dt.date) -> str | None:
+    """Tag HEAD for ``today``'s ISO week (idempotent); None when the repository has no commit.
+
+    The tag (``snapshot-<ISO year>-W<week>``) pins what the memory held that week, so a
+    later evaluation compares systems on exactly that state.
+    """
+    repo = open_repo(root)
+    if not repo.head.is_valid():
+        return None
+    year, week, _ = today.isocalendar()
+    name = f"snapshot-{year}-W{week:02d}"
+    if name not in {t.name for t in repo.tags}:
+        repo.create_tag(name, message=f"weekly memory snapshot {year}-W{week:02d}")
+    return name
+
+
 def export_tree(root: Path, rev: str, dest: Path) -> Path:
     """Write every file of commit ``rev`` into ``dest`` (which must not hold other files)."""
     repo = open_repo(root)

@@ -1,7 +1,9 @@
 """Load a whole memory repository into items, collecting problems instead of stopping.
 
-This is the one place that knows the folder layout of DESIGN.md; everything else asks
-it for items. A malformed file becomes a ``Problem`` (path and reason) and is skipped.
+This is the one place that knows the repository's folder layout (``registry.yaml``,
+``global/cards/``, ``projects/<p>/{brief.md, decisions.md, cards/}`` and the evidence
+sidecars; see the README, "The memory repository"); everything else asks it for items.
+A malformed file becomes a ``Problem`` (path and reason) and is skipped.
 """
 
 from __future__ import annotations
@@ -46,12 +48,6 @@ class Memory:
     items: dict[str, Item] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
-
-    def by_file(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for item in self.items.values():
-            out.setdefault(item.path, []).append(item.id)
-        return out
 
 
 def memory_files(root: Path) -> Iterator[str]:

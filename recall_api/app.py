@@ -18,10 +18,9 @@ from memory_repo.settings import Settings
 from profiles.model import load_profiles
 from recall_api.deps import Services
 from recall_api.engine import RecallEngine
+from recall_api.models import MAX_BODY_BYTES
 from recall_api.routes import health, memories, projects, recall, search, sessions
 from recall_api.tokens import TokenStore
-
-MAX_BODY_BYTES = 1 << 20
 
 
 class BodyLimit:

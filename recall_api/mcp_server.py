@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
@@ -28,7 +28,18 @@ from memory_repo.errors import DoseMemError, MalformedCard, UnknownItem
 from profiles.model import Profile
 from recall_api.deps import Services
 from recall_api.engine import item_view
-from recall_api.models import MAX_PROMPT_CHARS, Identity, RecallRequest
+from recall_api.models import (
+    CwdPath,
+    Identity,
+    ItemId,
+    ProjectId,
+    PromptText,
+    QueryText,
+    RecallRequest,
+    SessionId,
+    TopK,
+    TurnNumber,
+)
 from recall_api.tokens import TokenStore
 
 INSTRUCTIONS = (
@@ -129,9 +140,9 @@ def build_server(
 
     @server.tool()
     def memory_search(
-        query: str = Field(min_length=1, max_length=4000, description="What to look for."),
-        project: str | None = Field(default=None, description="Limit to this project id."),
-        k: int = Field(default=5, ge=1, le=50, description="How many items at most."),
+        query: Annotated[QueryText, Field(description="What to look for.")],
+        project: Annotated[ProjectId | None, Field(description="Limit to this project id.")] = None,
+        k: Annotated[TopK, Field(description="How many items at most.")] = 5,
     ) -> dict[str, Any]:
         """Search the shared memory (hybrid dense + keyword) within your token's projects
         and profile. Returns items with their one-line conclusion (l0), overview (l1) and
@@ -156,7 +167,7 @@ def build_server(
 
     @server.tool()
     def memory_read(
-        id: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"),
+        id: ItemId,
     ) -> dict[str, Any]:
         """Read one memory item in full (all sections), even if superseded or archived."""
         svc = opened()
@@ -171,11 +182,11 @@ def build_server(
 
     @server.tool()
     def memory_recall(
-        prompt: str = Field(min_length=1, max_length=MAX_PROMPT_CHARS),
-        session_id: str = Field(min_length=1, max_length=200),
-        turn: int = Field(ge=1, le=1_000_000, description="1 for a session's first prompt."),
-        cwd: str | None = Field(default=None, max_length=4096),
-        project: str | None = Field(default=None, max_length=200),
+        prompt: PromptText,
+        session_id: SessionId,
+        turn: Annotated[TurnNumber, Field(description="1 for a session's first prompt.")],
+        cwd: CwdPath | None = None,
+        project: ProjectId | None = None,
     ) -> dict[str, Any]:
         """The memory your profile would inject before this prompt, if any: 'text' is what
         to prepend; when nothing is injected, 'reason' says why."""

@@ -1,12 +1,41 @@
-"""Requests and results of the read path, shared by the library, HTTP, MCP and evaluation."""
+"""Requests and results of the read path, shared by the library, HTTP, MCP and evaluation.
+
+The request limits are defined once, here, and used by every face of the read path: the
+HTTP bodies (``RecallRequest``, ``routes/search.py``, ``routes/sessions.py``), the HTTP
+path parameter (``routes/memories.py``) and the MCP tool arguments (``mcp_server.py``).
+A value outside them is refused at the edge, naming the field (HTTP 422, MCP tool error).
+"""
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 MAX_PROMPT_CHARS = 32_000
+MAX_QUERY_CHARS = 4_000
+MAX_SESSION_ID_CHARS = 200
+MAX_PROJECT_CHARS = 200
+MAX_CWD_CHARS = 4_096
+MAX_TURN = 1_000_000
+MAX_K = 50
+MAX_ITEM_ID_CHARS = 300
+ITEM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+MAX_TRANSCRIPT_CHARS = 900_000
+MAX_FORMAT_CHARS = 40
+# Whole HTTP bodies, refused with 413 before they are read (``app.BodyLimit``).
+MAX_BODY_BYTES = 1 << 20
+
+PromptText = Annotated[str, Field(min_length=1, max_length=MAX_PROMPT_CHARS)]
+PreviousTurn = Annotated[str, Field(max_length=MAX_PROMPT_CHARS)]
+QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
+SessionId = Annotated[str, Field(min_length=1, max_length=MAX_SESSION_ID_CHARS)]
+TurnNumber = Annotated[int, Field(ge=1, le=MAX_TURN)]
+CwdPath = Annotated[str, Field(max_length=MAX_CWD_CHARS)]
+ProjectId = Annotated[str, Field(max_length=MAX_PROJECT_CHARS)]
+TopK = Annotated[int, Field(ge=1, le=MAX_K)]
+ItemId = Annotated[str, Field(min_length=1, max_length=MAX_ITEM_ID_CHARS, pattern=ITEM_ID_PATTERN)]
 
 
 class Identity(BaseModel):
@@ -35,12 +64,12 @@ class RecallRequest(BaseModel):
         },
     )
 
-    prompt: str = Field(min_length=1, max_length=MAX_PROMPT_CHARS)
-    session_id: str = Field(min_length=1, max_length=200)
-    turn: int = Field(ge=1, le=1_000_000)
-    cwd: str | None = Field(default=None, max_length=4096)
-    project: str | None = Field(default=None, max_length=200)
-    previous_turn: str | None = Field(default=None, max_length=MAX_PROMPT_CHARS)
+    prompt: PromptText
+    session_id: SessionId
+    turn: TurnNumber
+    cwd: CwdPath | None = None
+    project: ProjectId | None = None
+    previous_turn: PreviousTurn | None = None
 
 
 class Reason(StrEnum):

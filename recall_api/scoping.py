@@ -1,9 +1,10 @@
 """Which project a prompt is about, and which items the agent may see for it.
 
-Resolution order (DESIGN.md): an explicit project wins; else the cwd, mapped through the
-registry's path roots by the longest matching prefix; else a prompt naming exactly one
-project; else none (global memory only). The visible set is then the intersection of
-the token's projects and the profile's scope, expressed as a query prefilter.
+Resolution order (docs/read-path.md, "Scope"): an explicit project wins; else the cwd,
+mapped through the registry's path roots by the longest matching prefix; else a prompt
+naming exactly one project; else none (global memory only). The visible set is then the
+intersection of the token's projects and the profile's scope, expressed as a query
+prefilter.
 """
 
 from __future__ import annotations

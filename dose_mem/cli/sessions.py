@@ -29,7 +29,7 @@ def add(
     ] = None,
 ) -> None:
     """Store FILE in the inbox; the next `dose-mem ingest` reads it."""
-    from flows.sessions import add_session
+    from memory_repo.inbox import add_session
 
     try:
         stored = add_session(settings(), file, agent, fmt)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from flows.capture.transcript import Transcript
-from flows.files import write_atomic
+from memory_repo.files import write_atomic
+from memory_repo.transcripts.transcript import Transcript
 
 
 class LedgerEntry(BaseModel):

@@ -126,9 +126,9 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
         """Push the ended transcript for the next ingest (best effort).
 
-        The body is the Hermes JSONL shape that ``flows.capture.hermes`` reads (one message
-        dict per line, tagged with the session id); the service takes the agent name from
-        the token and stores the transcript with ``flows.sessions.add_session``.
+        The body is the Hermes JSONL shape that ``memory_repo.transcripts.hermes`` reads
+        (one message dict per line, tagged with the session id); the service takes the agent
+        name from the token and stores the transcript with ``memory_repo.inbox.add_session``.
         """
         if not messages:
             return

@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException, Path
 from memory_repo.errors import MalformedCard, UnknownItem
 from recall_api.deps import IdentityDep, ServicesDep
 from recall_api.engine import item_view
+from recall_api.models import ITEM_ID_PATTERN, MAX_ITEM_ID_CHARS
 
 router = APIRouter(tags=["memories"])
 
@@ -17,7 +18,7 @@ router = APIRouter(tags=["memories"])
 def read_memory(
     who: IdentityDep,
     svc: ServicesDep,
-    item_id: str = Path(max_length=300, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"),
+    item_id: str = Path(max_length=MAX_ITEM_ID_CHARS, pattern=ITEM_ID_PATTERN),
 ) -> dict[str, Any]:
     """Readable even when superseded, expired or archived: explicit reads are never filtered
     by lifecycle, only by the token's projects."""

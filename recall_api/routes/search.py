@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory_repo.index.hits import Hit
 from recall_api.deps import IdentityDep, ServicesDep
+from recall_api.models import CwdPath, ProjectId, QueryText, TopK
 
 router = APIRouter(tags=["search"])
 
@@ -17,10 +18,10 @@ class SearchRequest(BaseModel):
         json_schema_extra={"examples": [{"query": "which licence for the dataset", "k": 5}]},
     )
 
-    query: str = Field(min_length=1, max_length=4000)
-    project: str | None = Field(default=None, max_length=200)
-    cwd: str | None = Field(default=None, max_length=4096)
-    k: int = Field(default=10, ge=1, le=50)
+    query: QueryText
+    project: ProjectId | None = None
+    cwd: CwdPath | None = None
+    k: TopK = 10
     include_inactive: bool = Field(
         default=False, description="Also superseded, expired and archived items."
     )

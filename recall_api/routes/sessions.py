@@ -9,12 +9,11 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, ConfigDict, Field
 
-from flows.sessions import BadTranscript, StoredSession, add_session
+from memory_repo.inbox import BadTranscript, StoredSession, add_session
 from recall_api.deps import IdentityDep, ServicesDep
+from recall_api.models import MAX_FORMAT_CHARS, MAX_TRANSCRIPT_CHARS
 
 router = APIRouter(tags=["sessions"])
-
-MAX_TRANSCRIPT_CHARS = 900_000
 
 
 class SessionPush(BaseModel):
@@ -28,7 +27,7 @@ class SessionPush(BaseModel):
     transcript: str = Field(min_length=1, max_length=MAX_TRANSCRIPT_CHARS)
     format: str | None = Field(
         default=None,
-        max_length=40,
+        max_length=MAX_FORMAT_CHARS,
         description="claude_code | codex | hermes | pi | transcript; default: the agent's own",
     )
 

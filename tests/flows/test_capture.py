@@ -13,12 +13,13 @@ import pytest
 from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
-from flows.capture import claude_code, codex, hermes, ledger, pi, sources
-from flows.capture.transcript import Transcript, Turn
+from flows.capture import ledger, sources
 from flows.digest import project_for
-from flows.sessions import BadTranscript, add_session
+from memory_repo.inbox import BadTranscript, add_session, inbox_transcripts
 from memory_repo.models import Project, Registry
 from memory_repo.settings import get_settings
+from memory_repo.transcripts import claude_code, codex, hermes, pi
+from memory_repo.transcripts.transcript import Transcript, Turn
 
 DATA = Path(__file__).parents[1] / "data" / "transcripts"
 NOW = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
@@ -151,7 +152,7 @@ def test_pushed_sessions_land_in_the_inbox_once(tmp_path: Path) -> None:
     assert add_session(settings, normalised, "mail-agent").format == "transcript"
     with pytest.raises(BadTranscript, match="no turns could be read as codex"):
         add_session(settings, b"not a transcript\n", "codex")
-    pushed = {t.agent: t for t in sources.inbox_transcripts(settings.inbox_path)}
+    pushed = {t.agent: t for t in inbox_transcripts(settings.inbox_path)}
     assert set(pushed) == {"pi", "mail-agent"} and pushed["pi"].user_turns == 4
 
 

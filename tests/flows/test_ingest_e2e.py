@@ -8,14 +8,14 @@ import git
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
-from flows.capture.transcript import Transcript, Turn
 from flows.ingest import ingest
-from flows.sessions import add_session
+from memory_repo.inbox import add_session
 from memory_repo.index.embedders import make_embedder
 from memory_repo.index.query import Index
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.settings import get_settings
 from memory_repo.store import evidence_sidecar, load_memory
+from memory_repo.transcripts.transcript import Transcript, Turn
 
 
 def _artifact(key: str, run_id: str):

@@ -9,10 +9,7 @@ from flows.digest import Digest, DigestTurn
 from flows.facts import Candidate, Decision, Fact, Neighbour
 from flows.judge import guard
 from flows.rules import distill, judge
-from flows.snapshot_eval import snapshot_tag
 from flows.verify import verify
-from memory_repo.bootstrap import init_memory
-from memory_repo.history import init_repo
 from memory_repo.models import CardType
 
 
@@ -93,12 +90,3 @@ def test_guard_needs_a_real_neighbour_and_a_stronger_source() -> None:
     assert weak.action == "reject" and "stronger" in weak.reason
     ghost = guard(_candidate("Teal."), Decision(action="merge", target="nope", reason="x"), [amber])
     assert ghost.action == "reject"
-
-
-def test_snapshot_tag_is_weekly_and_idempotent(tmp_path) -> None:
-    day = dt.date(2026, 12, 2)
-    init_repo(tmp_path / "empty")
-    assert snapshot_tag(tmp_path / "empty", day) is None  # nothing committed yet
-    init_memory(tmp_path / "memory")
-    assert snapshot_tag(tmp_path / "memory", day) == "snapshot-2026-W49"
-    assert snapshot_tag(tmp_path / "memory", day) == "snapshot-2026-W49"

@@ -12,4 +12,4 @@ def test_the_three_deployments_come_from_prefect_yaml() -> None:
     assert found["ingest"].concurrency_limit == 1
     assert found["reindex"].schedules == []
     assert [s.schedule.cron for s in found["snapshot-eval"].schedules] == ["0 3 * * 1"]
-    assert found["snapshot-eval"].entrypoint.endswith("flows/snapshot_eval.py:snapshot_eval")
+    assert found["snapshot-eval"].entrypoint.endswith("evaluation/snapshot_eval.py:snapshot_eval")

@@ -13,8 +13,10 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from memory_repo.settings import Settings
+from recall_api.app import create_app
 from recall_api.deps import Services
 from recall_api.mcp_server import build_server
+from recall_api.models import MAX_PROMPT_CHARS, Identity
 from tests.conftest import IssueToken
 from tests.integrations.helpers import (
     SETUP_PROMPT,
@@ -114,3 +116,43 @@ def test_streamable_http_checks_the_bearer_token_per_request(
         hits = anyio.run(session)
     assert all(h["project"] in {"life", "global"} for h in hits)
     assert UV_CARD not in [h["id"] for h in hits]
+
+
+def _limits(schema: dict) -> dict:
+    """A field's constraints only: what a caller may send, not how it is described."""
+    if "anyOf" in schema:
+        return {"anyOf": [_limits(s) for s in schema["anyOf"]]}
+    keep = ("type", "minLength", "maxLength", "pattern", "minimum", "maximum")
+    return {k: v for k, v in schema.items() if k in keep}
+
+
+def test_tools_take_the_same_request_limits_as_http(demo_settings: Settings) -> None:
+    """One set of limits (recall_api/models.py) for both faces of the read path."""
+    who = Identity(agent="codex", profile="working", projects=None)
+    tools = anyio.run(build_server(lambda: None, identity=who).list_tools)
+    mcp = {t.name: t.input_schema["properties"] for t in tools}
+    api = create_app(demo_settings, services=object()).openapi()  # type: ignore[arg-type]
+    bodies = api["components"]["schemas"]
+    (item_id,) = api["paths"]["/v1/memories/{item_id}"]["get"]["parameters"]
+    pairs = [
+        ("memory_recall", bodies["RecallRequest"]["properties"]),
+        ("memory_search", bodies["SearchRequest"]["properties"]),
+        # an empty path segment never reaches the route, so HTTP states no minLength
+        ("memory_read", {"id": {**item_id["schema"], "minLength": 1}}),
+    ]
+    for tool, http in pairs:
+        assert mcp[tool], tool
+        for name, schema in mcp[tool].items():
+            assert _limits(schema) == _limits(http[name]), (tool, name)
+
+
+def test_a_tool_argument_over_the_limit_is_a_tool_error(services: Services) -> None:
+    who = Identity(agent="codex", profile="working", projects=None)
+    server = build_server(services, identity=who)
+
+    async def call() -> bool:
+        async with Client(server) as client:
+            args = {"prompt": "x" * (MAX_PROMPT_CHARS + 1), "session_id": "s", "turn": 1}
+            return (await client.call_tool("memory_recall", args)).is_error
+
+    assert anyio.run(call)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from memory_repo import history
+from memory_repo.bootstrap import init_memory
 from memory_repo.demo import DEMO_IDS, build_demo
 from memory_repo.store import load_memory
 
@@ -94,3 +95,12 @@ def test_commit_records_the_given_date_and_deletions(tmp_path: Path) -> None:
         assert now is not None and not (now / "a.md").exists()
     with history.memory_as_of(root, first.sha) as then:
         assert then is not None and (then / "a.md").read_text(encoding="utf-8") == "a"
+
+
+def test_snapshot_tag_is_weekly_and_idempotent(tmp_path: Path) -> None:
+    day = dt.date(2026, 12, 2)
+    history.init_repo(tmp_path / "empty")
+    assert history.snapshot_tag(tmp_path / "empty", day) is None  # nothing committed yet
+    init_memory(tmp_path / "memory")
+    assert history.snapshot_tag(tmp_path / "memory", day) == "snapshot-2026-W49"
+    assert history.snapshot_tag(tmp_path / "memory", day) == "snapshot-2026-W49"

@@ -1,8 +1,9 @@
 """The ``snapshot-eval`` flow: tag this week's state of the memory, then evaluate it.
 
-The tag (``snapshot-<ISO year>-W<week>``) pins what the memory held, so a later evaluation
-compares systems on exactly that state. The evaluation itself belongs to the evaluation
-package and runs when a probe file is configured.
+The tag (``memory_repo.history.snapshot_tag``) pins what the memory held, so a later
+evaluation compares systems on exactly that state; the evaluation runs when a probe file
+is configured. The flow lives here, not in ``flows/``, because it runs the evaluation and
+the write path never imports the evaluation (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -12,20 +13,9 @@ from pathlib import Path
 
 from prefect import flow, get_run_logger
 
-from memory_repo import history
+from evaluation.publish import evaluate_and_publish
+from memory_repo.history import snapshot_tag
 from memory_repo.settings import get_settings
-
-
-def snapshot_tag(root: Path, today: dt.date) -> str | None:
-    """Tag HEAD for this ISO week (idempotent); None when the repository has no commit."""
-    repo = history.open_repo(root)
-    if not repo.head.is_valid():
-        return None
-    year, week, _ = today.isocalendar()
-    name = f"snapshot-{year}-W{week:02d}"
-    if name not in {t.name for t in repo.tags}:
-        repo.create_tag(name, message=f"weekly memory snapshot {year}-W{week:02d}")
-    return name
 
 
 @flow(name="snapshot-eval")
@@ -40,8 +30,6 @@ def snapshot_eval(home: str | None = None, eval_env: str | None = None) -> str |
     if not (env_dir / "env.yaml").is_file():
         log.info("no evaluation environment at %s; skipping the evaluation", env_dir)
         return tag
-    from evaluation.publish import evaluate_and_publish
-
     report = evaluate_and_publish(env_dir, settings, tag or "untagged")
     log.info("evaluation report written to %s", report)
     return tag

@@ -13,7 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from flows.capture.transcript import Transcript, Turn, finish, parse_time, read_jsonl, text_of
+from memory_repo.transcripts.transcript import (
+    Transcript,
+    Turn,
+    finish,
+    parse_time,
+    read_jsonl,
+    text_of,
+)
 
 AGENT = "pi"
 

@@ -18,7 +18,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from flows.capture.transcript import Transcript, Turn, finish, parse_time, read_jsonl, text_of
+from memory_repo.transcripts.transcript import (
+    Transcript,
+    Turn,
+    finish,
+    parse_time,
+    read_jsonl,
+    text_of,
+)
 
 AGENT = "hermes"
 DB_NAME = "state.db"
