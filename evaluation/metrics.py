@@ -17,9 +17,16 @@ Definitions (a "turn" is one probe answered by one system):
 - composite = 0.5 * hit_rate + 0.5 * silence - harmful_turn_rate, in [-1, 1]: needing
   and not needing memory weigh the same however many turns each has, and every turn that
   misled the agent costs a full turn's worth.
+
+By language (probe tags ``lang:<prompt>-><card>`` on memory turns, ``lang:<prompt>`` on
+the rest; evaluation/envs/demo/README.md): ``by_language_pair`` is hit_rate per pair over
+the memory-needing turns, ``silence_by_language`` is silence per prompt language over the
+turns needing none. Same notions of hit and silence as above, same bootstrap.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from pydantic import BaseModel
@@ -59,6 +66,14 @@ METRICS = (
 )
 RESAMPLES = 2000
 SEED = 20260907
+LANG_TAG = "lang:"
+PAIR_ORDER = ("en->en", "zh->zh", "zh->en", "en->zh", "mixed->en", "mixed->zh")
+LANG_ORDER = ("en", "zh", "mixed")
+
+
+def language_tag(tags: list[str]) -> str | None:
+    """The value of a probe's ``lang:`` tag (``zh->en``, ``zh`` ...), if it has one."""
+    return next((t.removeprefix(LANG_TAG) for t in tags if t.startswith(LANG_TAG)), None)
 
 
 class TurnRecord(BaseModel):
@@ -71,6 +86,12 @@ class TurnRecord(BaseModel):
     needs_memory: bool
     routine: bool
     useful_bytes: int
+    lang: str | None = None
+
+    @property
+    def hit(self) -> bool:
+        """A memory-needing turn that got at least one useful item (hit_rate's numerator)."""
+        return self.needs_memory and any(self.labels.get(i) in USEFUL for i in self.items)
 
     def counts(self) -> list[float]:
         n_items = len(self.items)
@@ -84,7 +105,7 @@ class TurnRecord(BaseModel):
             n_items,
             self.bytes,
             self.needs_memory,
-            self.needs_memory and useful > 0,
+            self.hit,
             share if self.needs_memory else 0.0,
             not self.needs_memory,
             not self.needs_memory and not injected,
@@ -108,6 +129,7 @@ def turn_record(system: str, probe: Probe, injection: Injection, verdict: Verdic
         needs_memory=verdict.needs_memory,
         routine="routine" in probe.tags,
         useful_bytes=useful_bytes,
+        lang=language_tag(probe.tags),
     )
 
 
@@ -183,3 +205,78 @@ def summarise(
         )
         for name in METRICS
     }
+
+
+class Share(BaseModel):
+    """``count`` of ``probes`` turns (hits, or silent turns), their rate and its 95% CI."""
+
+    probes: int
+    count: int
+    rate: float
+    ci: tuple[float, float]
+
+
+def _share(records: list[TurnRecord], metric: str, column: str, resamples: int, seed: int) -> Share:
+    matrix = session_matrix(records)
+    sums = matrix.sum(axis=0)
+    boot = metrics_from_sums(bootstrap_sums(matrix, resamples, seed))[metric]
+    probes = "need" if metric == "hit_rate" else "noneed"
+    return Share(
+        probes=int(sums[COLUMNS.index(probes)]),
+        count=int(sums[COLUMNS.index(column)]),
+        rate=round(float(metrics_from_sums(sums)[metric]), 4),
+        ci=tuple(round(x, 4) for x in percentile_ci(boot)),
+    )
+
+
+def _by_lang(
+    records: list[TurnRecord],
+    keep: Callable[[TurnRecord], bool],
+    order: tuple[str, ...],
+    metric: str,
+    column: str,
+    resamples: int,
+    seed: int,
+) -> dict[str, dict[str, Share]]:
+    groups: dict[str, dict[str, list[TurnRecord]]] = {}
+    for r in records:
+        if r.lang is not None and keep(r):
+            groups.setdefault(r.lang, {}).setdefault(r.system, []).append(r)
+    rank = {lang: i for i, lang in enumerate(order)}
+    return {
+        lang: {
+            system: _share(mine, metric, column, resamples, seed)
+            for system, mine in groups[lang].items()
+        }
+        for lang in sorted(groups, key=lambda g: (rank.get(g, len(rank)), g))
+    }
+
+
+def by_language_pair(
+    records: list[TurnRecord], resamples: int = RESAMPLES, seed: int = SEED
+) -> dict[str, dict[str, Share]]:
+    """Pair -> system -> hit rate over that pair's memory-needing turns."""
+    return _by_lang(
+        records,
+        lambda r: r.needs_memory and "->" in (r.lang or ""),
+        PAIR_ORDER,
+        "hit_rate",
+        "need_hit",
+        resamples,
+        seed,
+    )
+
+
+def silence_by_language(
+    records: list[TurnRecord], resamples: int = RESAMPLES, seed: int = SEED
+) -> dict[str, dict[str, Share]]:
+    """Prompt language -> system -> silence over that language's turns needing no memory."""
+    return _by_lang(
+        records,
+        lambda r: not r.needs_memory and "->" not in (r.lang or ""),
+        LANG_ORDER,
+        "silence",
+        "noneed_silent",
+        resamples,
+        seed,
+    )

@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from evaluation.metrics import Share, by_language_pair, silence_by_language
 from evaluation.run import EvalResult
 
 HEADLINE = (
@@ -36,6 +37,13 @@ TABLE = (
 QUALITY = ("hit_rate", "useful_rate", "harmful_rate", "silence", "composite")
 
 
+def _shares(table: dict[str, dict[str, Share]]) -> dict[str, dict[str, object]]:
+    return {
+        lang: {name: {**s.model_dump(), "ci": list(s.ci)} for name, s in row.items()}
+        for lang, row in table.items()
+    }
+
+
 def summary_json(result: EvalResult) -> dict[str, object]:
     """The one object ``dose-mem eval run --json`` prints."""
     return {
@@ -44,6 +52,8 @@ def summary_json(result: EvalResult) -> dict[str, object]:
             name: {k: {"value": s.metrics[k].value, "ci": list(s.metrics[k].ci)} for k in HEADLINE}
             for name, s in result.systems.items()
         },
+        "language_pairs": _shares(by_language_pair(result.records)),
+        "silence_by_language": _shares(silence_by_language(result.records)),
     }
 
 
@@ -51,6 +61,51 @@ def _cell(result: EvalResult, name: str, metric: str) -> str:
     e = result.systems[name].metrics[metric]
     digits = 1 if metric == "bytes_per_turn" else 3
     return f"{e.value:.{digits}f} [{e.ci[0]:.{digits}f}, {e.ci[1]:.{digits}f}]"
+
+
+def _share_cell(share: Share | None) -> str:
+    if share is None:
+        return "-"
+    return f"{share.rate:.3f} [{share.ci[0]:.2f}, {share.ci[1]:.2f}] ({share.count}/{share.probes})"
+
+
+def _language_table(table: dict[str, dict[str, Share]], names: list[str]) -> list[str]:
+    langs = list(table)
+    lines = ["| system | " + " | ".join(langs) + " |", "|---" * (len(langs) + 1) + "|"]
+    lines += [
+        "| " + name + " | " + " | ".join(_share_cell(table[g].get(name)) for g in langs) + " |"
+        for name in names
+    ]
+    return lines
+
+
+def language_sections(result: EvalResult) -> list[str]:
+    """The two tables by language, or nothing when no test probe carries a ``lang:`` tag."""
+    names = list(result.systems)
+    lines: list[str] = []
+    pairs = by_language_pair(result.records)
+    if pairs:
+        lines += [
+            "",
+            "## Hit rate by language pair",
+            "",
+            "Memory-needing test probes by their `lang:<prompt>-><card>` tag: the share that "
+            "got a useful item (as hit_rate), 95% CI, (hits/probes).",
+            "",
+            *_language_table(pairs, names),
+        ]
+    quiet = silence_by_language(result.records)
+    if quiet:
+        lines += [
+            "",
+            "## Silence by prompt language",
+            "",
+            "Test probes needing no memory by their `lang:<prompt>` tag: the share with "
+            "nothing injected, 95% CI, (silent/probes).",
+            "",
+            *_language_table(quiet, names),
+        ]
+    return lines
 
 
 def markdown(result: EvalResult) -> str:
@@ -69,6 +124,7 @@ def markdown(result: EvalResult) -> str:
         "| " + name + " | " + " | ".join(_cell(result, name, m) for m in TABLE) + " |"
         for name in names
     ]
+    lines += language_sections(result)
     lines += ["", "## Thresholds chosen on dev", ""]
     lines += [
         f"- {n}: {result.systems[n].thresholds} (dev composite {result.systems[n].dev_composite})"

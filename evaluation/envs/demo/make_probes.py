@@ -8,6 +8,14 @@ Each session is what one agent heard from Lin in one sitting. A turn is one of
 A turn's follow-ups (judge only) are any extra words Lin said about it (``f``), then the
 next turns of the same session, up to six. The previous turn is the prompt before it.
 
+Language tags (README.md): an M turn carries ``lang="<prompt>-><card>"``, written by hand,
+where <prompt> is en, zh or mixed (a Chinese sentence with English words or identifiers,
+or the other way round) and <card> is the language of the card text that holds what the
+turn needs: its L0 line, or its body when the needed fact is only there. It becomes the tag
+``lang:<prompt>-><card>``; a turn whose cards are in both languages has none. Every other
+turn is tagged ``lang:en`` / ``lang:zh`` / ``lang:mixed`` from its prompt's script, and
+build() checks that each hand-written <prompt> agrees with that script.
+
 Memory availability is by weekly snapshot: a card committed during week w is first seen by
 probes of week w+1 (evaluation/environment.py), and the labels below follow that rule.
 Weeks 1-2 are the dev split, weeks 3-5 the test split.
@@ -65,6 +73,7 @@ def M(
     x: list[str] | None = None,
     tags: tuple[str, ...] = (),
     f: tuple[str, ...] = (),
+    lang: str | None = None,
 ) -> dict[str, Any]:
     return {
         "kind": "memory",
@@ -74,7 +83,28 @@ def M(
         "x": x or [],
         "tags": list(tags),
         "f": list(f),
+        "lang": lang,
     }
+
+
+def script(prompt: str) -> str:
+    """en, zh or mixed, from the characters of the prompt (digits and punctuation aside)."""
+    han = any("\u4e00" <= ch <= "\u9fff" for ch in prompt)
+    latin = any("a" <= ch.lower() <= "z" for ch in prompt)
+    return "mixed" if han and latin else "zh" if han else "en"
+
+
+def lang_tag(turn: dict[str, Any]) -> str | None:
+    """``lang:<prompt>-><card>`` on memory turns (by hand), ``lang:<prompt>`` on the rest."""
+    if turn["kind"] != "memory":
+        return f"lang:{script(turn['prompt'])}"
+    pair = turn.get("lang")
+    if pair is None:
+        return None
+    said, _, card = pair.partition("->")
+    if said != script(turn["prompt"]) or card not in ("en", "zh"):
+        raise ValueError(f"lang {pair!r} does not fit {turn['prompt']!r}")
+    return f"lang:{pair}"
 
 
 def S(
@@ -97,12 +127,13 @@ SESSIONS = [
                 x=ENV_TRAPS["tablekit"],
                 tags=("env", "cue", "cross_project"),
                 f=("uv sync went through, thanks",),
+                lang="en->en",
             ),
             R("run the tests"),
             R("test_merge_cells fails with IndexError on the last row, can you fix it?"),
             R("add a docstring to extract_table"),
             R("rename parse_table to extract_table everywhere"),
-            M("commit this", n=["commit-style"], tags=("convention",)),
+            M("commit this", n=["commit-style"], tags=("convention",), lang="en->en"),
         ],
     ),
     S(
@@ -116,6 +147,7 @@ SESSIONS = [
                 h=["no-system-pip"],
                 x=ENV_TRAPS["tabsense"],
                 tags=("env", "cue", "cross_project"),
+                lang="zh->en",
             ),
             R("write a loader for the VizNet csv files in data/viznet.py"),
             R("add type hints to load_viznet"),
@@ -124,6 +156,7 @@ SESSIONS = [
                 n=["tabsense-data-location"],
                 x=DATA_TRAPS["tabsense"],
                 tags=("data", "cross_project"),
+                lang="en->en",
             ),
             R("the unit test for the tokenizer is flaky, make it deterministic"),
             Q("is the pytest run finished?"),
@@ -143,6 +176,7 @@ SESSIONS = [
                 n=["tablekit-licence"],
                 x=["hanzi-ocr-licence"],
                 tags=("licence",),
+                lang="en->en",
             ),
             C("thanks"),
         ],
@@ -170,10 +204,11 @@ SESSIONS = [
                 "make a bar chart of the baseline numbers in results.csv",
                 n=["chart-colours-amber", "plots-matplotlib"],
                 tags=("chart",),
+                lang="en->en",
             ),
             C("make the y axis start at 0"),
             C("add value labels on top of each bar"),
-            M("great, export it", n=["plots-matplotlib"], tags=("chart",)),
+            M("great, export it", n=["plots-matplotlib"], tags=("chart",), lang="en->en"),
         ],
     ),
     S(
@@ -188,6 +223,7 @@ SESSIONS = [
                 "what metric should the eval script print?",
                 n=["tabsense-macro-f1-metric"],
                 tags=("metric",),
+                lang="en->en",
             ),
             R("add a --seed flag to train.py"),
             Q("还在跑吗？"),
@@ -202,6 +238,7 @@ SESSIONS = [
                 n=["home-meetings-after-10"],
                 h=["home-gym"],
                 tags=("schedule",),
+                lang="en->en",
             ),
             C("make it 45 minutes"),
             C("send her the invite"),
@@ -219,6 +256,7 @@ SESSIONS = [
                 n=["tablekit-env-uv"],
                 x=ENV_TRAPS["tablekit"],
                 tags=("env",),
+                lang="en->en",
             ),
             R("write a changelog entry for this"),
             R("format the code"),
@@ -244,6 +282,7 @@ SESSIONS = [
                 "draft this week's update for Prof. Li",
                 n=["weekly-update-prof-li"],
                 tags=("habit",),
+                lang="en->en",
             ),
             C("add that the tabsense loader is done"),
             C("shorter"),
@@ -254,7 +293,12 @@ SESSIONS = [
         "calendar",
         "2026-09-12 09:00",
         turns=[
-            M("what do I need to do this morning?", n=["home-groceries"], tags=("habit",)),
+            M(
+                "what do I need to do this morning?",
+                n=["home-groceries"],
+                tags=("habit",),
+                lang="en->zh",
+            ),
             C("remind me at 10 to call my sister"),
         ],
     ),
@@ -272,6 +316,7 @@ SESSIONS = [
                 n=["hanzi-ocr-data"],
                 x=["tablekit-data-location"],
                 tags=("data",),
+                lang="en->en",
             ),
             C("ok thanks"),
         ],
@@ -288,12 +333,14 @@ SESSIONS = [
                 h=["tablekit-ghostscript", "no-system-pip"],
                 x=ENV_TRAPS["tablekit"],
                 tags=("env", "cue", "cross_project"),
+                lang="en->en",
             ),
             R("pytest can't find the fixtures module, fix the import"),
             M(
                 "the lattice tests fail with GhostscriptNotFound again",
                 n=["tablekit-ghostscript"],
                 tags=("pitfall",),
+                lang="en->en",
             ),
             R("add a progress bar to the batch converter"),
             R("remove the unused imports"),
@@ -310,12 +357,14 @@ SESSIONS = [
                 n=["tabsense-gpu-server"],
                 h=["hf-cache-pitfall"],
                 tags=("server",),
+                lang="en->en",
             ),
             R("the dataloader hangs with num_workers=8, debug it"),
             M(
                 "it's downloading deberta into my home dir, is that ok?",
                 n=["hf-cache-pitfall"],
                 tags=("pitfall",),
+                lang="en->en",
             ),
             Q("is it done yet?"),
             Q("how many epochs are left?"),
@@ -323,6 +372,7 @@ SESSIONS = [
                 "plot the loss curve from the tensorboard logs",
                 n=["plots-matplotlib", "chart-colours-amber"],
                 tags=("chart",),
+                lang="en->en",
             ),
         ],
     ),
@@ -336,6 +386,7 @@ SESSIONS = [
                 n=["tablekit-data-location"],
                 x=["tabsense-data-location", "hanzi-ocr-data"],
                 tags=("data",),
+                lang="en->en",
             ),
             C("write a short email to the sysadmin asking for 2 TB more on /data"),
             C("make it more polite"),
@@ -350,7 +401,7 @@ SESSIONS = [
             R("update the tests that assumed camelot"),
             R("add a docstring explaining why camelot is optional now"),
             R("run the linter and fix what it finds"),
-            M("commit it", n=["commit-style"], tags=("convention",)),
+            M("commit it", n=["commit-style"], tags=("convention",), lang="en->en"),
             Q("CI green?"),
         ],
     ),
@@ -364,6 +415,7 @@ SESSIONS = [
                 "which metric do we headline in the paper table?",
                 n=["tabsense-macro-f1-metric"],
                 tags=("metric",),
+                lang="en->en",
             ),
             R("the confusion matrix labels overlap, rotate them"),
             R("cache the tokenized dataset to disk"),
@@ -379,6 +431,7 @@ SESSIONS = [
                 n=["tablekit-licence"],
                 x=["hanzi-ocr-licence"],
                 tags=("licence", "cue"),
+                lang="mixed->en",
             ),
             C("what's the difference between MIT and Apache-2.0 in practice?"),
             C("ok, MIT for the code and CC BY-NC for the annotations. 记下来"),
@@ -394,6 +447,7 @@ SESSIONS = [
                 n=["home-meetings-after-10"],
                 h=["home-gym"],
                 tags=("schedule",),
+                lang="en->en",
             ),
             C("Dr. Zhou at 瑞尔齿科, 20 Oct 15:00 works"),
             C("add it to my calendar"),
@@ -415,12 +469,18 @@ SESSIONS = [
         "hermes",
         "2026-09-18 17:00",
         turns=[
-            M("weekly update time, 老样子", n=["weekly-update-prof-li"], tags=("habit", "cue")),
+            M(
+                "weekly update time, 老样子",
+                n=["weekly-update-prof-li"],
+                tags=("habit", "cue"),
+                lang="mixed->en",
+            ),
             C("mention the 0.87 F1 from today's benchmark"),
             M(
                 "attach a chart of the F1 per table type",
                 n=["chart-colours-amber", "plots-matplotlib"],
                 tags=("chart",),
+                lang="en->en",
             ),
             C("send"),
         ],
@@ -440,8 +500,13 @@ SESSIONS = [
         "calendar",
         "2026-09-19 09:10",
         turns=[
-            M("周末有什么安排？", n=["home-groceries"], tags=("habit",)),
-            M("add milk and eggs to the list", n=["home-groceries"], tags=("habit",)),
+            M("周末有什么安排？", n=["home-groceries"], tags=("habit",), lang="zh->zh"),
+            M(
+                "add milk and eggs to the list",
+                n=["home-groceries"],
+                tags=("habit",),
+                lang="en->zh",
+            ),
         ],
     ),
     S(
@@ -455,6 +520,7 @@ SESSIONS = [
                 n=["tablekit-data-location"],
                 x=DATA_TRAPS["tablekit"],
                 tags=("data",),
+                lang="en->en",
             ),
             R("parallelize it with multiprocessing"),
             Q("finished?"),
@@ -473,9 +539,10 @@ SESSIONS = [
                 "why is camelot not the default anymore? I forgot",
                 n=["tablekit-pdfplumber"],
                 tags=("decision",),
+                lang="en->en",
             ),
             R("ok, add that reasoning to the docs page"),
-            M("commit and push", n=["commit-style"], tags=("convention",)),
+            M("commit and push", n=["commit-style"], tags=("convention",), lang="en->en"),
         ],
     ),
     S(
@@ -488,6 +555,7 @@ SESSIONS = [
                 n=["tabsense-licence"],
                 x=LICENCE_TRAPS["tabsense"],
                 tags=("licence", "cross_project"),
+                lang="en->en",
             ),
             R(
                 "the legacy label files show garbled Chinese column names, fix the reader",
@@ -507,6 +575,7 @@ SESSIONS = [
                 n=["plots-matplotlib"],
                 tags=("chart", "correction"),
                 f=("不要再用 amber 了，以后图都用 teal", "yes, teal #008080"),
+                lang="en->en",
             ),
             C("label the axes in English"),
             C("save it"),
@@ -524,6 +593,7 @@ SESSIONS = [
                 h=["no-system-pip"],
                 x=ENV_TRAPS["tabsense"],
                 tags=("env", "cross_project"),
+                lang="en->en",
             ),
             R("add a Makefile target for training"),
             R("the import of transformers is slow, lazy-load it"),
@@ -538,6 +608,7 @@ SESSIONS = [
                 "what F1 does tablekit get on PubTabNet right now?",
                 n=["tablekit-f1-pubtabnet"],
                 tags=("result",),
+                lang="en->en",
             ),
             C("how does that compare with the numbers in the TableFormer paper?"),
             C("draft two sentences for the related-work section"),
@@ -552,6 +623,7 @@ SESSIONS = [
                 "set up a 1:1 with Zhang next Tuesday morning",
                 n=["home-gym", "home-meetings-after-10"],
                 tags=("schedule",),
+                lang="en->en",
             ),
             C("make it 11:00 then"),
             C("cancel Friday's lunch with Tom"),
@@ -569,6 +641,7 @@ SESSIONS = [
                 n=["tablekit-f1-pubtabnet"],
                 h=["tablekit-env-uv"],
                 tags=("result", "cue"),
+                lang="en->en",
             ),
             Q("benchmark finished?"),
             R("write the result into CHANGELOG"),
@@ -584,6 +657,7 @@ SESSIONS = [
                 n=["tabsense-gpu-server"],
                 h=["hf-cache-pitfall"],
                 tags=("server", "cue"),
+                lang="en->en",
             ),
             Q("is it running?"),
             R("add wandb logging"),
@@ -595,12 +669,18 @@ SESSIONS = [
         "hermes",
         "2026-09-25 16:40",
         turns=[
-            M("Prof. Li's weekly update please", n=["weekly-update-prof-li"], tags=("habit",)),
+            M(
+                "Prof. Li's weekly update please",
+                n=["weekly-update-prof-li"],
+                tags=("habit",),
+                lang="en->en",
+            ),
             M(
                 "include a small chart of the training curve",
                 n=["plots-matplotlib"],
                 x=OLD_CHART,
                 tags=("chart", "corrected"),
+                lang="en->en",
             ),
             C("send it"),
         ],
@@ -616,6 +696,7 @@ SESSIONS = [
                 n=["tabsense-licence"],
                 x=LICENCE_TRAPS["tabsense"],
                 tags=("licence", "cross_project"),
+                lang="en->en",
             ),
             R("add a table of class counts to DATASET.md"),
         ],
@@ -641,6 +722,7 @@ SESSIONS = [
                 h=["tablekit-ghostscript", "no-system-pip"],
                 x=ENV_TRAPS["tablekit"],
                 tags=("env", "cross_project"),
+                lang="en->en",
             ),
             R("pytest -n 2 gives a pickling error on the fixture, fix it"),
             R("add __all__ to the package init"),
@@ -649,6 +731,7 @@ SESSIONS = [
                 n=NEW_CHART,
                 x=OLD_CHART,
                 tags=("chart", "corrected"),
+                lang="en->en",
             ),
             R("compress the PNG"),
             Q("is the CI done?"),
@@ -664,6 +747,7 @@ SESSIONS = [
                 n=["tabsense-gbk-labels"],
                 h=["tabsense-data-location"],
                 tags=("pitfall",),
+                lang="en->en",
             ),
             R("dedupe rows that appear in both VizNet and our annotations"),
             R("add a unit test for the dedupe"),
@@ -680,6 +764,7 @@ SESSIONS = [
                 n=["tablekit-f1-pubtabnet-v2"],
                 x=["tablekit-f1-pubtabnet"],
                 tags=("result", "corrected"),
+                lang="en->en",
             ),
             C("write one sentence for the abstract with that number"),
             M(
@@ -687,6 +772,7 @@ SESSIONS = [
                 n=NEW_CHART,
                 x=OLD_CHART,
                 tags=("chart", "corrected"),
+                lang="en->en",
             ),
             C("nice, thanks"),
         ],
@@ -699,6 +785,7 @@ SESSIONS = [
                 "mom's birthday is coming up — what should I do and when?",
                 n=["home-mom-birthday"],
                 tags=("habit",),
+                lang="en->zh",
             ),
             C("order lilies then, deliver on the 15th"),
             C("add a reminder on the 13th"),
@@ -711,7 +798,7 @@ SESSIONS = [
         turns=[
             R("release 0.3.0 to PyPI", "uv build, then uv publish; the token is in 1Password"),
             R("bump the version in pyproject"),
-            M("write the commit message", n=["commit-style"], tags=("convention",)),
+            M("write the commit message", n=["commit-style"], tags=("convention",), lang="en->en"),
             R("tag it v0.3.0"),
             Q("upload finished?"),
             R("format everything with ruff"),
@@ -729,6 +816,7 @@ SESSIONS = [
                 "the Chinese headers in the old label dump look garbled again",
                 n=["tabsense-gbk-labels"],
                 tags=("pitfall",),
+                lang="en->en",
             ),
             R("add a --top-k option"),
         ],
@@ -742,6 +830,7 @@ SESSIONS = [
                 n=["tabsense-data-location"],
                 x=["tablekit-data-location", "hanzi-ocr-data"],
                 tags=("data",),
+                lang="en->zh",
             ),
             C("what's a reasonable backup policy for 2 TB of annotations?"),
             C("write that as a short proposal"),
@@ -757,6 +846,7 @@ SESSIONS = [
                 n=["tabsense-macro-f1-metric"],
                 h=["tabsense-gpu-server"],
                 tags=("metric",),
+                lang="en->en",
             ),
             Q("is the eval done?"),
             R("save the per-class scores to results/per_class.json"),
@@ -771,6 +861,7 @@ SESSIONS = [
                 "weekly update for Prof. Li, as usual",
                 n=["weekly-update-prof-li"],
                 tags=("habit", "cue"),
+                lang="en->en",
             ),
             C("mention the tablekit 0.3.0 release and the 0.91 F1"),
             C("send"),
@@ -788,6 +879,7 @@ SESSIONS = [
                 h=["no-system-pip"],
                 x=["hanzi-ocr-env-pipenv", "tabsense-env-conda"],
                 tags=("env", "archived"),
+                lang="en->en",
             ),
             R("write a tesseract wrapper function"),
             R("add pytesseract to the optional extras"),
@@ -796,6 +888,7 @@ SESSIONS = [
                 n=["tablekit-licence"],
                 x=LICENCE_TRAPS["tablekit"],
                 tags=("licence", "archived", "cross_project"),
+                lang="en->en",
             ),
             R("add a test that skips when tesseract is missing"),
         ],
@@ -804,7 +897,13 @@ SESSIONS = [
         "calendar",
         "2026-10-04 20:00",
         turns=[
-            M("plan my Tuesday", n=["home-meetings-after-10"], h=["home-gym"], tags=("schedule",)),
+            M(
+                "plan my Tuesday",
+                n=["home-meetings-after-10"],
+                h=["home-gym"],
+                tags=("schedule",),
+                lang="en->en",
+            ),
             C("add a 2pm slot for reading papers"),
         ],
     ),
@@ -821,8 +920,9 @@ SESSIONS = [
                 n=["ruff-lint"],
                 h=["commit-style"],
                 tags=("convention", "cue"),
+                lang="en->en",
             ),
-            M("commit", n=["commit-style"], tags=("convention",)),
+            M("commit", n=["commit-style"], tags=("convention",), lang="en->en"),
             Q("is CI done yet?"),
             R("rename HeaderGuess to HeaderCandidate"),
         ],
@@ -838,6 +938,7 @@ SESSIONS = [
                 h=["hf-cache-pitfall", "tabsense-gpu-server", "no-system-pip"],
                 x=ENV_TRAPS["tabsense"],
                 tags=("env", "cross_project"),
+                lang="en->en",
             ),
             R("the CUDA version check fails, print a clearer error"),
             R("add a lock file for the conda env"),
@@ -855,18 +956,21 @@ SESSIONS = [
                 h=["tabsense-macro-f1-metric"],
                 x=["tablekit-f1-pubtabnet", "tablekit-f1-pubtabnet-v2"],
                 tags=("result", "cross_project"),
+                lang="en->en",
             ),
             M(
                 "and tablekit's?",
                 n=["tablekit-f1-pubtabnet-v2"],
                 x=["tablekit-f1-pubtabnet"],
                 tags=("result", "corrected"),
+                lang="en->en",
             ),
             M(
                 "make a slide-ready chart comparing them",
                 n=NEW_CHART,
                 x=OLD_CHART,
                 tags=("chart", "corrected"),
+                lang="en->en",
             ),
             C("谢谢，很好看"),
         ],
@@ -880,6 +984,7 @@ SESSIONS = [
                 n=["home-meetings-after-10", "home-running"],
                 x=["home-gym"],
                 tags=("schedule", "corrected"),
+                lang="en->en",
             ),
             C("Thursday 3pm, send the invite"),
             M(
@@ -900,6 +1005,7 @@ SESSIONS = [
                 n=["tablekit-release"],
                 h=["commit-style"],
                 tags=("release", "cue"),
+                lang="en->en",
             ),
             R("update the changelog"),
             Q("is the upload done?"),
@@ -918,6 +1024,7 @@ SESSIONS = [
                 "which server am I supposed to use for the long run?",
                 n=["tabsense-gpu-server"],
                 tags=("server",),
+                lang="en->en",
             ),
             Q("跑完了吗"),
         ],
@@ -926,7 +1033,12 @@ SESSIONS = [
         "hermes",
         "2026-10-08 16:00",
         turns=[
-            M("draft the weekly update for Prof. Li", n=["weekly-update-prof-li"], tags=("habit",)),
+            M(
+                "draft the weekly update for Prof. Li",
+                n=["weekly-update-prof-li"],
+                tags=("habit",),
+                lang="en->en",
+            ),
             C("add that the 0.3.1 release is out"),
             C("send it"),
         ],
@@ -955,6 +1067,7 @@ SESSIONS = [
                 n=["tabsense-data-location"],
                 x=DATA_TRAPS["tabsense"],
                 tags=("data", "cross_project"),
+                lang="en->en",
             ),
             R("write a README section on the ONNX export"),
         ],
@@ -969,6 +1082,7 @@ SESSIONS = [
                 "ok and remind me what I'm doing Saturday mornings",
                 n=["home-groceries"],
                 tags=("habit",),
+                lang="en->zh",
             ),
         ],
     ),
@@ -981,6 +1095,7 @@ SESSIONS = [
                 n=["tabsense-licence"],
                 x=["tablekit-licence", "hanzi-ocr-licence"],
                 tags=("licence",),
+                lang="mixed->en",
             ),
             C("写一段 README 的 License 章节"),
         ],
@@ -1042,6 +1157,495 @@ SESSIONS = [
             R("把 print 换成 logging"),
         ],
     ),
+    # ------------------------------------------- weeks 1-5: Chinese and mixed sittings
+    # Bilingual probes (issue: recall across Chinese and English), written from the card
+    # texts before any tuning: Chinese prompts for English cards, English prompts for
+    # the Chinese cards and Chinese card bodies, mixed sentences with identifiers, and
+    # Chinese routine turns that must stay quiet. Split by date like the rest.
+    S(
+        "claude-code",
+        "2026-09-08 17:20",
+        project="tablekit",
+        turns=[
+            M(
+                "按老样子把这个仓库的环境配一下",
+                n=["tablekit-env-uv"],
+                h=["no-system-pip"],
+                x=ENV_TRAPS["tablekit"],
+                tags=("env", "cue", "cross_project"),
+                lang="zh->en",
+            ),
+            R("给 extract_table 加上类型注解"),
+            R("把 merge_cells 里的 for 循环改成列表推导式"),
+            M(
+                "这个仓库的源文件头要写什么许可证？",
+                n=["tablekit-licence"],
+                x=LICENCE_TRAPS["tablekit"],
+                tags=("licence", "cross_project"),
+                lang="zh->en",
+            ),
+            M(
+                "uv sync 之后用什么命令跑 pytest？",
+                n=["tablekit-env-uv"],
+                x=ENV_TRAPS["tablekit"],
+                tags=("env",),
+                lang="mixed->en",
+            ),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-09-09 19:00",
+        project="tabsense",
+        turns=[
+            M(
+                "评测脚本里主指标用哪个？直接报准确率可以吗？",
+                n=["tabsense-macro-f1-metric"],
+                tags=("metric",),
+                lang="zh->en",
+            ),
+            R("把 build_features 拆成三个小函数"),
+            M(
+                "标注文件在哪个目录？",
+                n=["tabsense-data-location"],
+                x=DATA_TRAPS["tabsense"],
+                tags=("data", "cross_project"),
+                lang="zh->en",
+            ),
+            Q("测试跑完了吗？"),
+        ],
+    ),
+    S(
+        "calendar",
+        "2026-09-10 08:15",
+        turns=[
+            M(
+                "下周三早上九点帮我约个电话",
+                n=["home-meetings-after-10"],
+                tags=("schedule",),
+                lang="zh->en",
+            ),
+            M(
+                "is Saturday morning free for a hike with Mei?",
+                n=["home-groceries"],
+                tags=("habit",),
+                lang="en->zh",
+            ),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-09-12 20:40",
+        turns=[
+            M(
+                "what resolution are the old hanzi scans? I need to match it",
+                n=["hanzi-ocr-data"],
+                tags=("data",),
+                lang="en->zh",
+            ),
+            M(
+                "给李老师的周报是什么格式来着？",
+                n=["weekly-update-prof-li"],
+                tags=("habit",),
+                lang="zh->en",
+            ),
+            C("好的，谢谢"),
+        ],
+    ),
+    S(
+        "claude-code",
+        "2026-09-15 19:30",
+        project="tablekit",
+        turns=[
+            R("把 detect_headers 里的嵌套 if 改成提前 return"),
+            M(
+                "lattice 模式又报 GhostscriptNotFound 了",
+                n=["tablekit-ghostscript"],
+                tags=("pitfall",),
+                lang="mixed->en",
+            ),
+            M(
+                "这个库的语料一共有多少篇文档？",
+                n=["tablekit-data-location"],
+                x=DATA_TRAPS["tablekit"],
+                tags=("data",),
+                lang="zh->zh",
+            ),
+            R("把没用到的导入删掉"),
+            Q("跑完了没？"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-09-16 18:30",
+        project="tabsense",
+        turns=[
+            M(
+                "模型下载到家目录里了，会不会有问题？",
+                n=["hf-cache-pitfall"],
+                tags=("pitfall",),
+                lang="zh->en",
+            ),
+            M(
+                "完整的训练应该放在哪台服务器上跑？",
+                n=["tabsense-gpu-server"],
+                h=["hf-cache-pitfall"],
+                tags=("server",),
+                lang="zh->en",
+            ),
+            M(
+                "tmux 的 session 叫什么来着？",
+                n=["tabsense-gpu-server"],
+                tags=("server",),
+                lang="mixed->en",
+            ),
+            R("给 train.py 加一个 --fp16 参数"),
+            R("把 collate 函数挪到 data/utils.py 里"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-09-17 21:30",
+        turns=[
+            M(
+                "why do we never pip install into the system Python? I forgot what happened",
+                n=["no-system-pip"],
+                tags=("pitfall",),
+                lang="en->zh",
+            ),
+            M(
+                "roughly how many PDFs are in the tablekit corpus?",
+                n=["tablekit-data-location"],
+                x=["tabsense-data-location", "hanzi-ocr-data"],
+                tags=("data",),
+                lang="en->zh",
+            ),
+            C("ok, thanks"),
+        ],
+    ),
+    S(
+        "calendar",
+        "2026-09-18 19:00",
+        turns=[
+            M("where's my gym again?", n=["home-gym"], tags=("habit",), lang="en->zh"),
+            M("明天上午有什么安排？", n=["home-groceries"], tags=("habit",), lang="zh->zh"),
+            M(
+                "groceries 清单记在哪个 app 里？",
+                n=["home-groceries"],
+                tags=("habit",),
+                lang="mixed->zh",
+            ),
+        ],
+    ),
+    S(
+        "claude-code",
+        "2026-09-22 18:00",
+        project="tablekit",
+        turns=[
+            M(
+                "现在默认用哪个解析后端？camelot 还是 pdfplumber？",
+                n=["tablekit-pdfplumber"],
+                tags=("decision",),
+                lang="mixed->en",
+            ),
+            R("给 cells 模块补上类型注解"),
+            M(
+                "PubTabNet 上现在的 F1 是多少？",
+                n=["tablekit-f1-pubtabnet"],
+                tags=("result",),
+                lang="mixed->en",
+            ),
+            R("把 bbox 的计算挪到 utils/geometry.py"),
+            M("提交一下", n=["commit-style"], tags=("convention",), lang="zh->en"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-09-23 17:00",
+        project="tabsense",
+        turns=[
+            M(
+                "新加的源文件头部要写哪个许可证？",
+                n=["tabsense-licence"],
+                x=LICENCE_TRAPS["tabsense"],
+                tags=("licence", "cross_project"),
+                lang="zh->en",
+            ),
+            M(
+                "标注数据能给合作的公司商用吗？",
+                n=["tabsense-licence"],
+                x=LICENCE_TRAPS["tabsense"],
+                tags=("licence", "cross_project"),
+                lang="zh->en",
+            ),
+            M("NAS 每晚几点备份？", n=["tabsense-data-location"], tags=("data",), lang="mixed->zh"),
+            R("把 tokenizer 的单元测试改成确定性的"),
+            Q("还在跑？"),
+        ],
+    ),
+    S(
+        "calendar",
+        "2026-09-24 07:40",
+        turns=[
+            M("what's the dentist's address?", n=["home-dentist"], tags=("habit",), lang="en->zh"),
+            M("下次洗牙是哪天？", n=["home-dentist"], tags=("habit",), lang="zh->en"),
+            M(
+                "周四早上七点半约个电话",
+                n=["home-gym", "home-meetings-after-10"],
+                tags=("schedule",),
+                lang="zh->en",
+            ),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-09-24 21:00",
+        turns=[
+            M(
+                "明天要给李老师发周报，先帮我起个草",
+                n=["weekly-update-prof-li"],
+                tags=("habit",),
+                lang="zh->en",
+            ),
+            M(
+                "附一张这周训练曲线的图",
+                n=["plots-matplotlib"],
+                x=OLD_CHART,
+                tags=("chart", "corrected"),
+                lang="zh->en",
+            ),
+            C("先存草稿"),
+        ],
+    ),
+    S(
+        "claude-code",
+        "2026-09-29 17:30",
+        project="tablekit",
+        turns=[
+            M(
+                "画一张各类表格 F1 的柱状图放进 README",
+                n=NEW_CHART,
+                x=OLD_CHART,
+                tags=("chart", "corrected"),
+                lang="mixed->en",
+            ),
+            M(
+                "现在 PubTabNet 上最好的 cell F1 是多少？",
+                n=["tablekit-f1-pubtabnet-v2"],
+                x=["tablekit-f1-pubtabnet"],
+                tags=("result", "corrected"),
+                lang="mixed->en",
+            ),
+            R("把 PNG 压缩一下"),
+            R("给 merge_cells 加一个 3x3 合并块的测试"),
+            Q("跑完了吗？"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-09-30 18:30",
+        project="tabsense",
+        turns=[
+            M(
+                "老的标注文件读出来中文列名全是乱码",
+                n=["tabsense-gbk-labels"],
+                tags=("pitfall",),
+                lang="zh->en",
+            ),
+            M(
+                "encoding='gbk' 只有哪个目录下的文件要用？",
+                n=["tabsense-gbk-labels"],
+                tags=("pitfall",),
+                lang="mixed->en",
+            ),
+            R("给 predict 命令加一个 --format json 选项"),
+            R("把读取函数里重复的代码抽出来"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-01 21:00",
+        turns=[
+            M(
+                "why did we drop amber for charts?",
+                n=["chart-colours-teal"],
+                x=OLD_CHART,
+                tags=("chart", "corrected"),
+                lang="en->zh",
+            ),
+            M(
+                "when is mom's birthday again?",
+                n=["home-mom-birthday"],
+                tags=("habit",),
+                lang="en->zh",
+            ),
+            M(
+                "妈妈生日的花一般在哪家订？",
+                n=["home-mom-birthday"],
+                tags=("habit",),
+                lang="zh->zh",
+            ),
+            C("好，13 号提醒我"),
+        ],
+    ),
+    S(
+        "calendar",
+        "2026-10-03 09:00",
+        turns=[
+            M("plan my Saturday morning", n=["home-groceries"], tags=("habit",), lang="en->zh"),
+            M("妈妈喜欢什么花来着？", n=["home-mom-birthday"], tags=("habit",), lang="zh->en"),
+        ],
+    ),
+    S(
+        "claude-code",
+        "2026-10-06 17:00",
+        project="tablekit",
+        turns=[
+            M(
+                "提交前先把代码格式化、检查一遍，按我们的惯例",
+                n=["ruff-lint"],
+                h=["commit-style"],
+                tags=("convention", "cue"),
+                lang="zh->en",
+            ),
+            M(
+                "这个修复要发个补丁版本，流程跟上次一样",
+                n=["tablekit-release"],
+                h=["commit-style"],
+                tags=("release", "cue"),
+                lang="zh->en",
+            ),
+            M(
+                "PyPI 的 token 放在哪来着？",
+                n=["tablekit-release"],
+                tags=("release",),
+                lang="mixed->en",
+            ),
+            R("把 TableGrid.cells 改成只读属性"),
+            Q("上传完了吗？"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-10-07 18:00",
+        project="tabsense",
+        turns=[
+            M(
+                "目前 tabsense 最好的 macro-F1 是多少？用的哪个模型？",
+                n=["tabsense-macro-f1-result"],
+                h=["tabsense-macro-f1-metric"],
+                x=["tablekit-f1-pubtabnet", "tablekit-f1-pubtabnet-v2"],
+                tags=("result", "cross_project"),
+                lang="mixed->en",
+            ),
+            M(
+                "在新的训练节点上把环境装好",
+                n=["tabsense-env-conda"],
+                h=["hf-cache-pitfall", "tabsense-gpu-server", "no-system-pip"],
+                x=ENV_TRAPS["tabsense"],
+                tags=("env", "cross_project"),
+                lang="zh->en",
+            ),
+            R("把导出 ONNX 的代码单独放一个文件"),
+            Q("训练开始了吗？"),
+        ],
+    ),
+    S(
+        "calendar",
+        "2026-10-08 07:20",
+        turns=[
+            M(
+                "what's my running route these days?",
+                n=["home-running"],
+                x=["home-gym"],
+                tags=("habit", "corrected"),
+                lang="en->zh",
+            ),
+            M(
+                "周四早上能约个早饭会吗？",
+                n=["home-running", "home-meetings-after-10"],
+                x=["home-gym"],
+                tags=("schedule", "corrected"),
+                lang="zh->en",
+            ),
+            M("dentist 的地址发我一下", n=["home-dentist"], tags=("habit",), lang="mixed->zh"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-09 16:30",
+        turns=[
+            M(
+                "what do I keep my mornings free for?",
+                n=["home-meetings-after-10"],
+                h=["home-running"],
+                tags=("habit",),
+                lang="en->zh",
+            ),
+            M(
+                "tabsense 的 NAS 每天几点备份？",
+                n=["tabsense-data-location"],
+                x=["tablekit-data-location", "hanzi-ocr-data"],
+                tags=("data",),
+                lang="mixed->zh",
+            ),
+            M(
+                "下模型之前要设什么？家目录配额是多少来着？",
+                n=["hf-cache-pitfall"],
+                tags=("pitfall",),
+                lang="zh->en",
+            ),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-09-27 10:00",
+        turns=[
+            M(
+                "为什么不能往系统自带的解释器里装包？",
+                n=["no-system-pip"],
+                tags=("pitfall",),
+                lang="zh->zh",
+            ),
+            M(
+                "tablekit 的语料是只读的吗？一共多少篇？",
+                n=["tablekit-data-location"],
+                x=["tabsense-data-location", "hanzi-ocr-data"],
+                tags=("data",),
+                lang="mixed->zh",
+            ),
+            C("明白了"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-09-30 20:30",
+        turns=[
+            M(
+                "为啥图不用 amber 了？",
+                n=["chart-colours-teal"],
+                x=OLD_CHART,
+                tags=("chart", "corrected"),
+                lang="mixed->zh",
+            ),
+            C("懂了"),
+        ],
+    ),
+    S(
+        "calendar",
+        "2026-10-10 08:30",
+        turns=[
+            M("今天上午去哪儿买菜？", n=["home-groceries"], tags=("habit",), lang="zh->zh"),
+            M(
+                "跑步的路线是哪条来着？",
+                n=["home-running"],
+                x=["home-gym"],
+                tags=("habit", "corrected"),
+                lang="zh->zh",
+            ),
+            M("牙医诊所在哪栋楼？", n=["home-dentist"], tags=("habit",), lang="zh->zh"),
+        ],
+    ),
 ]
 
 
@@ -1057,6 +1661,8 @@ def build() -> list[Probe]:
             later = [t["prompt"] for t in turns[i + 1 :]]
             kind = turn["kind"]
             tags = [kind, *turn.get("tags", [])]
+            if (lang := lang_tag(turn)) is not None:
+                tags.append(lang)
             if agent in CODING and kind == "status":
                 tags.append("routine")  # "is it done yet?" is routine for a coding agent
             gold = Gold(
