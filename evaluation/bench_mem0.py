@@ -111,7 +111,15 @@ def run_mem0(
     queries.write_text(json.dumps(prompts, ensure_ascii=False), encoding="utf-8")
     with embedding_endpoint(embedder) as url:
         done = subprocess.run(
-            [str(python), str(WORKER), str(cards), str(queries), str(workdir / "mem0"), url],
+            [
+                str(python),
+                str(WORKER),
+                str(cards),
+                str(queries),
+                str(workdir / "mem0"),
+                url,
+                str(embedder.dim),
+            ],
             capture_output=True,
             text=True,
             timeout=3600,

@@ -1,7 +1,7 @@
 """Run by the mem0 scratch venv's Python (not the project's): mem0's own local search over
 the bench's cards, embedded by the bench's embedding endpoint, timed the same way.
 
-Usage: ``python mem0_worker.py CARDS.jsonl QUERIES.json WORKDIR EMBED_URL`` prints one JSON
+Usage: ``python mem0_worker.py CARDS.jsonl QUERIES.json WORKDIR EMBED_URL DIM`` prints one JSON
 object. Only the standard library and ``mem0`` are imported, so the project's
 dependencies never meet mem0's.
 """
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 
-def main(cards: Path, queries: Path, workdir: Path, url: str) -> dict[str, object]:
+def main(cards: Path, queries: Path, workdir: Path, url: str, dim: int) -> dict[str, object]:
     os.environ["MEM0_TELEMETRY"] = "False"
     from mem0 import Memory
 
@@ -28,7 +28,7 @@ def main(cards: Path, queries: Path, workdir: Path, url: str) -> dict[str, objec
                     "model": "bench-local",
                     "openai_base_url": url,
                     "api_key": "offline",
-                    "embedding_dims": 384,
+                    "embedding_dims": dim,
                 },
             },
             "llm": {
@@ -40,7 +40,7 @@ def main(cards: Path, queries: Path, workdir: Path, url: str) -> dict[str, objec
                 "config": {
                     "collection_name": "bench",
                     "path": str(workdir / "qdrant"),
-                    "embedding_model_dims": 384,
+                    "embedding_model_dims": dim,
                     "on_disk": True,
                 },
             },
@@ -71,4 +71,5 @@ def main(cards: Path, queries: Path, workdir: Path, url: str) -> dict[str, objec
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4])))
+    args = sys.argv[1:]
+    print(json.dumps(main(Path(args[0]), Path(args[1]), Path(args[2]), args[3], int(args[4]))))

@@ -38,9 +38,15 @@ class Settings(BaseSettings):
     # service; docs/index.md), or "inline" in the service itself.
     snapshot_loader: Literal["subprocess", "inline"] = "subprocess"
 
+    # local: multilingual (Chinese and English in one space), shipped in a wheel;
+    # minilm-en: the English-only model; openai: any OpenAI-compatible endpoint.
+    # Switching embedders needs `dose-mem reindex --full` (docs/operations.md).
     embedder: str = "local"
     embedding_base_url: str | None = None
     embedding_model: str = "text-embedding-3-small"
+    # Languages the endpoint's model aligns in one space (the gate trusts its cosine
+    # only between texts in these).
+    embedding_languages: list[str] = Field(default_factory=lambda: ["en", "zh"])
     embedding_api_key: str | None = Field(
         default=None,
         validation_alias=AliasChoices("DOSE_MEM_EMBEDDING_API_KEY", "OPENAI_API_KEY"),

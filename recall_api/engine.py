@@ -28,7 +28,8 @@ from memory_repo.settings import Settings
 from memory_repo.store import load_file
 from profiles.model import Profile
 from recall_api.assemble import assemble
-from recall_api.gate import latin_share, passes, stems
+from recall_api.bridge import Bridge
+from recall_api.gate import Prompt, passes, read_prompt
 from recall_api.models import Identity, Reason, RecallRequest, RecallResult
 from recall_api.scoping import allowed, prefilter_for, resolve_project
 from recall_api.triggers import SessionTracker, cue_in, fired
@@ -65,6 +66,7 @@ class RecallEngine:
         self._registry = Registry()
         self._lock = threading.Lock()
         self._reload: threading.Thread | None = None
+        self.bridge = Bridge.for_embedder(self.index.embedder)
 
     # -- state that may change under a running service -------------------------------
     @property
@@ -150,10 +152,9 @@ class RecallEngine:
         hits = self.index.search(request.prompt, prefilter, k=CANDIDATES)
         if not hits:
             return RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
-        words = stems(request.prompt)
-        trust = latin_share(request.prompt)
+        prompt = read_prompt(request.prompt, self.index.parts, self.bridge)
         cued = cue_in(request.prompt, profile.cues) is not None
-        kept = _passing(hits, words, profile, trust, cued=cued, project=where.project)
+        kept = _passing(hits, prompt, profile, cued=cued, project=where.project)
         items, text = assemble(kept, profile)
         if not items:
             return RecallResult(
@@ -239,18 +240,17 @@ class RecallEngine:
 
 def _passing(
     hits: list[Hit],
-    words: frozenset[str],
+    prompt: Prompt,
     profile: Profile,
-    trust: float,
     *,
     cued: bool,
     project: str | None,
 ) -> Iterator[tuple[Hit, float]]:
     """The hits that pass the gate, with their scores, judged one at a time as assembly
     takes them: it stops at the profile's item cap, and the hits after that are never
-    segmented (most of the gate's cost; a working-profile recall judged 10, now ~2.2)."""
+    segmented (most of the gate's cost)."""
     for hit in hits:
-        ok, value = passes(words, hit, profile, trust, cued=cued, project=project)
+        ok, value = passes(prompt, hit, profile, cued=cued, project=project)
         if ok:
             yield hit, value
 

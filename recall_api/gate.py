@@ -2,82 +2,145 @@
 
 RRF only orders; it always ranks something first. The gate therefore scores each hit by
 what it actually shares with the prompt: semantic similarity (cosine of the best chunk)
-and lexical support (the share of the prompt's content words the item contains). The
-default embedder is English-only, so its cosine is trusted only as far as both texts are
-written in Latin script; Chinese text is judged on jieba-segmented lexical support. The
-working profile also asks that the one-line L0 itself share words with the prompt, so a
-card is injected only when its headline is visibly about what was asked.
+and lexical support (the share of the prompt's content words the item contains).
+
+Across languages:
+- the cosine is trusted as far as both texts are written in languages the embedder
+  aligns (``Embedder.languages``: Latin script counts as English, CJK as Chinese); an
+  English-only model's cosine never vouches for Chinese text, which is then judged on
+  lexical support alone; between a mostly Chinese and a mostly English text a multilingual
+  cosine is lifted by ``CROSS_LIFT`` (translations score lower than paraphrases);
+- a prompt word the item lacks literally still counts as present when the embedder's
+  own word vectors find its translation in the item (``bridge.Bridge``), so 测试
+  supports a card that says "tests" (at ``BRIDGE_CREDIT`` of a literal match).
+The working profile also asks that the one-line L0 itself share (or translate) words
+with the prompt, so a card is injected only when its headline is about what was asked.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from memory_repo.index.hits import Hit
+from memory_repo.index.terms import plural_stem
 from memory_repo.index.tokenize import content_words
+from memory_repo.index.vectors import CHINESE_ENGLISH, Part, cosine_part, languages_of
 from memory_repo.models import GLOBAL
 from profiles.model import Profile
+from recall_api.bridge import Bridge
 
 COSINE_WEIGHT = 0.5
-# Entries per hit-text cache: enough for the items a working set of prompts keeps
-# returning; at 32768 the two caches held ~60 MB of texts once a 100k-card memory had
-# served a few thousand different prompts.
+# Tuned on the bilingual set's dev half and the routine prompts (docs/read-path.md):
+# a word found only through the bridge counts 3/4 of a literal one (word vectors also
+# pair unrelated words, 注解 ~ ruling 0.64), and a cosine between a mostly Chinese and a
+# mostly English text is lifted by 0.2 (the multilingual model's twins sit that much
+# lower across languages than within one).
+BRIDGE_CREDIT = 0.75
+CROSS_LIFT = 0.2
+# Entries per hit-text cache: the items a working set of prompts keeps returning.
 HIT_CACHE = 4096
 _LATIN = re.compile(r"[A-Za-z]")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 @lru_cache(maxsize=HIT_CACHE)
-def stems(text: str) -> frozenset[str]:
-    """Content words folded to a crude stem, so 'environments' supports 'environment'.
+def words(text: str, *, parts: bool = False) -> dict[str, str]:
+    """Content words by their light stem (``terms.plural_stem``), each
+    with the word as written, which the bridge embeds. A prompt's words are read without
+    ``parts``, so each identifier counts once; an item's with them, so ``annotation.md``
+    also offers ``annotation``.
 
     Single characters are dropped: in Chinese they are mostly particles jieba left over.
-    Cached: the same item texts come back request after request, and segmenting them
-    again was most of the gate's cost on the hot path.
+    Cached: the same item texts come back request after request. Do not mutate.
     """
-    out = set()
-    for word in content_words(text, parts=False):
-        if len(word) < 2:
-            continue
-        if word.isascii() and len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        out.add(word)
-    return frozenset(out)
-
-
-def lexical_support(prompt_stems: frozenset[str], hit: Hit) -> float:
-    if not prompt_stems:
-        return 0.0
-    item = stems(f"{hit.l0} {hit.heading} {hit.text}")
-    return len(prompt_stems & item) / len(prompt_stems)
+    return {plural_stem(w): w for w in content_words(text, parts=parts) if len(w) >= 2}
 
 
 @lru_cache(maxsize=HIT_CACHE)
-def latin_share(text: str) -> float:
-    """Share of Latin letters among Latin letters and CJK characters (1.0 for neither).
-
-    Cached like ``stems``: each hit's text is measured on every request that returns it.
-    """
+def script_shares(text: str) -> tuple[float, float]:
+    """(Latin, CJK) shares of the letters that are either; (1.0, 0.0) for neither."""
     latin = len(_LATIN.findall(text))
     cjk = len(_CJK.findall(text))
-    return latin / (latin + cjk) if latin + cjk else 1.0
+    return (latin / (latin + cjk), cjk / (latin + cjk)) if latin + cjk else (1.0, 0.0)
 
 
-def score(prompt_stems: frozenset[str], hit: Hit, trust: float = 1.0) -> float:
+def _mostly_chinese(text: str) -> bool:
+    """More CJK than Latin letters. An identifier or a path counts for its letters, so
+    "修复 test_grid.py 里失败的测试" is not a purely Chinese prompt."""
+    return script_shares(text)[1] > 0.5
+
+
+def covered_share(text: str, languages: frozenset[str]) -> float:
+    """The share of ``text``'s letters written in a script of ``languages``."""
+    latin, cjk = script_shares(text)
+    return latin * ("en" in languages) + cjk * ("zh" in languages)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What the gate knows of a prompt: its text and words, the embedder's parts (one
+    per model, each with the languages it aligns), and the bridge if there is one."""
+
+    text: str
+    words: dict[str, str]
+    parts: tuple[Part, ...]
+    bridge: Bridge | None = None
+
+
+def read_prompt(text: str, parts: tuple[Part, ...], bridge: Bridge | None = None) -> Prompt:
+    return Prompt(text, words(text), parts, bridge)
+
+
+def _supported(prompt: Prompt, text: str, credit: float = 1.0) -> float:
+    """Prompt words present in ``text``: by stem (1 each), or through the bridge by
+    translation (``credit`` each)."""
+    item = words(text, parts=True)
+    missing = [raw for stem, raw in prompt.words.items() if stem not in item]
+    found = len(prompt.words) - len(missing)
+    if prompt.bridge is None or not missing:
+        return found
+    return found + credit * len(prompt.bridge.translated(missing, frozenset(item.values())))
+
+
+def lexical_support(prompt: Prompt, hit: Hit) -> float:
+    if not prompt.words:
+        return 0.0
+    text = f"{hit.l0} {hit.heading} {hit.text}"
+    return _supported(prompt, text, BRIDGE_CREDIT) / len(prompt.words)
+
+
+def cosine(prompt: Prompt, hit: Hit) -> tuple[float, float]:
+    """(cosine, trust): the cosine of the embedder part that specialises in both texts'
+    languages (``vectors.cosine_part``), and the share of both texts written in a
+    language that part aligns (the lower of the two)."""
+    item = f"{hit.l0} {hit.text}"
+    index = 0
+    if len(prompt.parts) > 1 and hit.part_cosines:
+        index = cosine_part(prompt.parts, languages_of(prompt.text) | languages_of(item))
+        value = hit.part_cosines[index]
+    else:
+        value = hit.cosine
+    covered = prompt.parts[index].languages
+    if covered >= CHINESE_ENGLISH and _mostly_chinese(prompt.text) != _mostly_chinese(item):
+        value += CROSS_LIFT
+    trust = min(covered_share(prompt.text, covered), covered_share(item, covered))
+    return max(0.0, min(1.0, value)), trust
+
+
+def score(prompt: Prompt, hit: Hit) -> float:
     """A number in [0, 1] comparable across queries, unlike an RRF score.
 
-    ``trust`` is how far the embedder's cosine means anything for this prompt (its Latin
-    share); the item's own Latin share lowers it further.
+    The cosine's weight is how far it is trusted for both the prompt and the item.
     """
-    cos = max(0.0, min(1.0, hit.cosine))
-    lex = lexical_support(prompt_stems, hit)
-    weight = min(trust, latin_share(f"{hit.l0} {hit.text}"))
+    cos, weight = cosine(prompt, hit)
+    lex = lexical_support(prompt, hit)
     return weight * (COSINE_WEIGHT * cos + (1 - COSINE_WEIGHT) * lex) + (1 - weight) * lex
 
 
-def l0_overlap(prompt_stems: frozenset[str], hit: Hit) -> int:
-    return len(prompt_stems & stems(hit.l0))
+def l0_overlap(prompt: Prompt, hit: Hit) -> int:
+    return int(_supported(prompt, hit.l0))
 
 
 def bar(profile: Profile, hit: Hit, *, cued: bool, project: str | None) -> float:
@@ -90,16 +153,13 @@ def bar(profile: Profile, hit: Hit, *, cued: bool, project: str | None) -> float
 
 
 def passes(
-    prompt_stems: frozenset[str],
+    prompt: Prompt,
     hit: Hit,
     profile: Profile,
-    trust: float = 1.0,
     *,
     cued: bool = False,
     project: str | None = None,
 ) -> tuple[bool, float]:
-    value = score(prompt_stems, hit, trust)
-    ok = value >= bar(profile, hit, cued=cued, project=project) and l0_overlap(
-        prompt_stems, hit
-    ) >= (profile.gate.min_l0_overlap)
-    return ok, value
+    value = score(prompt, hit)
+    ok = value >= bar(profile, hit, cued=cued, project=project)
+    return ok and l0_overlap(prompt, hit) >= profile.gate.min_l0_overlap, value

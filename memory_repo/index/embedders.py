@@ -1,36 +1,24 @@
 """Embedders behind one small interface, so the index never cares where vectors come from.
 
-Two kinds: the embedded local model (default; offline, no key) and any OpenAI-compatible
-``/v1/embeddings`` endpoint. Every vector is float32 and L2-normalised, so cosine
-similarity is a dot product and scores from different queries are comparable.
+Kinds, by ``settings.embedder``: ``local`` (default; offline, shipped in wheels: the
+English MiniLM and the multilingual USE side by side, ``pair_embedder``), ``use`` (the
+multilingual model alone), ``minilm-en`` (the English model alone, the default before)
+and ``openai`` (any OpenAI-compatible ``/v1/embeddings`` endpoint). The contract they
+keep is ``vectors.Embedder``.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from memory_repo.errors import DoseMemError
+from memory_repo.index.vectors import CHINESE_ENGLISH, Embedder, l2_normalise, parts_of
 from memory_repo.settings import Settings
 
-
-@runtime_checkable
-class Embedder(Protocol):
-    """``name`` identifies the model (and its dim) in the index meta; a change means rebuild."""
-
-    name: str
-    dim: int
-
-    def embed(self, texts: list[str]) -> np.ndarray: ...
-
-
-def l2_normalise(vectors: np.ndarray) -> np.ndarray:
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.clip(norms, 1e-12, None)
+__all__ = ["CachedEmbedder", "Embedder", "OpenAIEmbedder", "make_embedder"]
 
 
 class OpenAIEmbedder:
@@ -43,6 +31,7 @@ class OpenAIEmbedder:
         api_key: str | None = None,
         dim: int | None = None,
         batch_size: int = 256,
+        languages: frozenset[str] = CHINESE_ENGLISH,
     ) -> None:
         from openai import OpenAI
 
@@ -50,6 +39,7 @@ class OpenAIEmbedder:
         self.model = model
         self.name = f"openai:{model}@{base_url or 'api.openai.com'}"
         self.batch_size = batch_size
+        self.languages = frozenset(languages)
         self.dim = dim if dim is not None else int(self.embed(["dim probe"]).shape[1])
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -76,6 +66,8 @@ class CachedEmbedder:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
+        self.languages = inner.languages
+        self.parts = parts_of(inner)
         self._size = size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
@@ -98,22 +90,31 @@ class CachedEmbedder:
 
 
 def make_embedder(settings: Settings, *, for_queries: bool = False) -> Embedder:
-    """``settings.embedder`` is ``local`` (default) or ``openai``.
+    """The embedder ``settings.embedder`` names: ``local``, ``use``, ``minilm-en``, ``openai``.
 
-    ``for_queries``: the recall service embeds one short prompt per request, many requests
-    at once; there the local model runs each call on one thread (a second thread's
-    hand-off cost more than it saved: 2.6 vs 3.2 ms per prompt here) and parallelism
-    comes from concurrent requests. Bulk indexing keeps two threads per batch.
+    ``for_queries``: the recall service embeds one short prompt per request, many
+    requests at once; there a local model runs each call on one thread and parallelism
+    comes from concurrent requests. Bulk indexing gives each batch two threads.
     """
     kind = settings.embedder.lower()
-    if kind == "local":
-        from memory_repo.index.local_embedder import LocalEmbedder
+    threads = 1 if for_queries else 2
+    if kind in ("local", "use", "minilm-en"):
+        from memory_repo.index.minilm_embedder import MiniLMEmbedder
+        from memory_repo.index.pair_embedder import PairEmbedder
+        from memory_repo.index.use_embedder import UseEmbedder
 
-        return LocalEmbedder(threads=1 if for_queries else 2)
+        if kind == "use":
+            return UseEmbedder(threads=threads)
+        if kind == "minilm-en":
+            return MiniLMEmbedder(threads=threads)
+        return PairEmbedder(MiniLMEmbedder(threads=threads), UseEmbedder(threads=threads))
     if kind == "openai":
         return OpenAIEmbedder(
             model=settings.embedding_model,
             base_url=settings.embedding_base_url,
             api_key=settings.embedding_api_key,
+            languages=frozenset(settings.embedding_languages),
         )
-    raise DoseMemError(f"unknown embedder {settings.embedder!r} (use 'local' or 'openai')")
+    raise DoseMemError(
+        f"unknown embedder {settings.embedder!r} (use 'local', 'use', 'minilm-en' or 'openai')"
+    )

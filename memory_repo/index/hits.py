@@ -25,6 +25,9 @@ class Hit(BaseModel):
     rrf: float
     cosine: float
     bm25: float
+    # Best chunk's cosine per embedder part (``vectors.Part``), 0 where a part's leg
+    # did not rank the item; ``cosine`` is the widest part's.
+    part_cosines: tuple[float, ...] = ()
     dense_rank: int | None = None
     bm25_rank: int | None = None
     heading: str = ""

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ValidationError
 
 META_FILE = "meta.json"
 # 2: the per-file map moved out of this file into an Arrow file, and the version is named.
-FORMAT = 2
+# 3: terms fold traditional characters, keep flags whole, drop Chinese filler words.
+FORMAT = 3
 
 
 class IndexMeta(BaseModel):

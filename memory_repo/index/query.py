@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel
 
 from memory_repo.errors import DoseMemError, EmbedderMismatch
@@ -23,10 +24,13 @@ from memory_repo.index.scope import Prefilter
 from memory_repo.index.snapshot import BM25Params, Snapshot
 from memory_repo.index.snapshot_load import Loader, load
 from memory_repo.index.terms import bm25_terms
+from memory_repo.index.vectors import Part, languages_of, parts_of
 from memory_repo.models import CardType
 
 Mode = Literal["hybrid", "dense", "bm25"]
 Ranked = list[tuple[int, float]]
+# A dense leg: its weight, its ranking, and the rows that score in it (None: every row).
+Leg = tuple[float, Ranked, np.ndarray | None]
 
 
 class Fusion(BaseModel):
@@ -42,6 +46,9 @@ class Fusion(BaseModel):
     min_depth: int = 50
     dense_weight: float = 1.0
     bm25_weight: float = 1.0
+    # Weight of a multilingual dense leg when an English specialist leg runs beside it
+    # (an English prompt): it is there to reach cards in another language.
+    cross_weight: float = 1.0
 
     def candidates(self, k: int) -> int:
         return max(self.min_depth, self.depth * k)
@@ -62,6 +69,8 @@ class Index:
     ) -> None:
         self.index_dir = Path(index_dir)
         self.embedder = embedder
+        self.parts: tuple[Part, ...] = parts_of(embedder)
+        self._widest = max(range(len(self.parts)), key=lambda i: len(self.parts[i].languages))
         self.fusion = fusion or Fusion()
         self.bm25_params = bm25 or BM25Params()
         self.loader: Loader = loader
@@ -127,33 +136,81 @@ class Index:
         snapshot = self.snapshot
         mask = snapshot.mask(prefilter)
         depth = self.fusion.candidates(k)
-        dense: Ranked = []
+        dense: list[Leg] = []
         lexical: Ranked = []
         if mode != "bm25":
             vector = self.embedder.embed_query(query)
-            dense = snapshot.dense(vector, mask, depth)
+            dense = self._dense_legs(snapshot, vector, mask, depth, languages_of(query))
         if mode != "dense":
             terms = bm25_terms(query).split()
             lexical = snapshot.bm25(terms, mask, depth, snapshot.runs(prefilter))
         return self._fuse(snapshot, dense, lexical, k)
 
+    def _dense_legs(
+        self,
+        snapshot: Snapshot,
+        vector: np.ndarray,
+        mask: np.ndarray,
+        depth: int,
+        languages: frozenset[str],
+    ) -> list[Leg]:
+        """(weight, ranking, rows that score) per embedder part, in part order; a part runs when it
+        covers the query's languages (every part, when none does), an empty ranking
+        stands where it does not.
+
+        Where a narrower part runs too (an English query: the English model beside the
+        multilingual one), each row counts in the leg of the model that reads its
+        language: the specialist ranks the rows without Chinese, the multilingual model
+        ranks every row but only its Chinese rows score, each at the rank it holds among
+        all rows. So a Chinese card comes first only when the multilingual model itself
+        puts it above every English card, and an all-English memory ranks as it would
+        with the specialist alone (LoCoMo, docs/index.md).
+        """
+        parts = self.parts
+        if len(parts) == 1:
+            return [(self.fusion.dense_weight, snapshot.dense(vector, mask, depth), None)]
+        runs = [languages <= p.languages for p in parts]
+        if not any(runs):
+            runs = [True] * len(parts)
+        narrowest = min(len(p.languages) for p, r in zip(parts, runs, strict=True) if r)
+        split = sum(runs) > 1
+        legs: list[Leg] = []
+        for part, run in zip(parts, runs, strict=True):
+            if not run:
+                legs.append((0.0, [], None))
+            elif split and len(part.languages) > narrowest:
+                ranked = snapshot.dense(vector, mask, depth, part)
+                legs.append((self.fusion.cross_weight, ranked, snapshot.chinese()))
+            elif split:
+                ranked = snapshot.dense(vector, mask & ~snapshot.chinese(), depth, part)
+                legs.append((self.fusion.dense_weight, ranked, None))
+            else:
+                legs.append(
+                    (self.fusion.dense_weight, snapshot.dense(vector, mask, depth, part), None)
+                )
+        return legs
+
     def item_path(self, item_id: str) -> str | None:
         return self.snapshot.item_path(item_id)
 
-    def _fuse(self, snapshot: Snapshot, dense: Ranked, lexical: Ranked, k: int) -> list[Hit]:
+    def _fuse(self, snapshot: Snapshot, dense: list[Leg], lexical: Ranked, k: int) -> list[Hit]:
         """Rank items (best chunk per item) in each leg, then sum weighted 1/(rrf_k + rank)."""
         f = self.fusion
         best: dict[int, int] = {}
-        dense_rank, cosine = _item_ranks(snapshot, dense, best)
+        legs = [_item_ranks(snapshot, ranked, best) for _, ranked, _ in dense]
         bm25_rank, bm25 = _item_ranks(snapshot, lexical, best)
-        scores = {
-            item: f.dense_weight / (f.rrf_k + dense_rank[item]) if item in dense_rank else 0.0
-            for item in best
-        }
+        scores = dict.fromkeys(best, 0.0)
+        dense_rank: dict[int, int] = {}
+        for (weight, _, scoring), (ranks, _) in zip(dense, legs, strict=True):
+            for item, rank in ranks.items():
+                if scoring is not None and not scoring[best[item]]:
+                    continue
+                scores[item] += weight / (f.rrf_k + rank)
+                dense_rank[item] = min(rank, dense_rank.get(item, rank))
         for item, rank in bm25_rank.items():
             scores[item] += f.bm25_weight / (f.rrf_k + rank)
         # Item codes follow item ids (``Snapshot``): ties break by id.
-        ordered = sorted(scores, key=lambda i: (-scores[i], i))[:k]
+        ordered = sorted((i for i in scores if scores[i] > 0), key=lambda i: (-scores[i], i))[:k]
         hits = []
         shown = snapshot.shown([best[item] for item in ordered])
         for n, (item, row) in enumerate(zip(ordered, shown, strict=True), 1):
@@ -167,7 +224,8 @@ class Index:
                     l1=row["l1"],
                     rank=n,
                     rrf=scores[item],
-                    cosine=cosine.get(item, 0.0),
+                    cosine=legs[self._widest][1].get(item, 0.0) if legs else 0.0,
+                    part_cosines=tuple(cos.get(item, 0.0) for _, cos in legs),
                     bm25=bm25.get(item, 0.0),
                     dense_rank=dense_rank.get(item),
                     bm25_rank=bm25_rank.get(item),

