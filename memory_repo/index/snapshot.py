@@ -9,12 +9,12 @@ version once and answers both legs itself:
   superseded, archived, expiry) computed *before* either leg scores anything, so an
   out-of-scope row is never a candidate: scope stays inside the query;
 - dense: each row keeps its vector's sign bits (one bit per dimension: 112 bytes at
-  896d) and the vector as int8 with a per-row scale (cosine within ~0.002 of float32); a query ranks the
-  admitted rows by Hamming distance of the sign bits, then rescores the nearest
-  ``RESCORE`` of them. A scope of no more rows than that is rescored whole, i.e.
-  searched exactly. (A float32 scan cost 5.5 ms at 20k chunks and 31 ms at 200k here;
-  the bit scan 0.1 and ~1 ms, in 8x less RAM; its top 50 agree with exact search on
-  99.97% of rows at 10k cards.)
+  896d) and the vector as int8 with a per-row scale (cosine within ~0.002 of
+  float32); a query ranks the admitted rows by Hamming distance of the sign bits,
+  then rescores the nearest ``RESCORE`` of them. A scope of no more rows than that
+  is rescored whole, i.e. searched exactly. (A float32 scan cost 5.5 ms at 20k
+  chunks and 31 ms at 200k here; the bit scan 0.1 and ~1 ms, in 8x less RAM; its
+  top 50 agree with exact search on 99.97% of rows at 10k cards.)
 - BM25: Okapi BM25 over the ``tokens`` column (our own tokeniser's terms), with each
   posting's whole weight (idf times the term-frequency part) precomputed at load.
 
