@@ -41,7 +41,7 @@ from evaluation.bench_service import (
 )
 from evaluation.synthetic import synthetic_queries, write_synthetic_memory
 from memory_repo.index.build import BuildReport, rebuild, refresh
-from memory_repo.index.embedders import Embedder, make_embedder
+from memory_repo.index.embedders import Embedder, make_embedder, one_blas_thread
 from memory_repo.index.query import Index
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.tokenize import tokens
@@ -179,6 +179,7 @@ def refresh_time(bench: Bench) -> dict[str, Any]:
 
 def _engine(settings: Settings) -> RecallEngine:
     """Configured as ``dose-mem serve`` configures its engine (query-side embedder)."""
+    one_blas_thread()
     engine = RecallEngine(
         settings.memory_path,
         settings.index_path,

@@ -13,22 +13,10 @@ from collections.abc import Callable
 
 from flows.facts import Candidate
 from memory_repo.models import CardType
+from memory_repo.secrets import has_secret
 
 _I = re.IGNORECASE
 
-SECRET = [
-    re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"),
-    re.compile(r"\b(ghp|gho|ghs|github_pat|glpat|xox[abpr])[-_][A-Za-z0-9_-]{10,}"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
-    re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{16,}", _I),
-    re.compile(
-        r"(\b(password|passwd|pwd|secret|token|api[_ -]?key)|密码|口令|密钥)"
-        r"\s*(is|=|:|：|是)\s*\S{4,}",
-        _I,
-    ),
-]
 _TIME = re.compile(r"\b([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?\b|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 _COMMAND_LOG = re.compile(
     r"(\bran\b|\bre-?ran\b|\bexecuted\b|\bexit code\b|\$ \S+|\bthen (re)?ran\b|"
@@ -74,7 +62,7 @@ Rule = Callable[[str, str, Candidate], str | None]
 
 
 def _secret(text: str, _quote: str, _c: Candidate) -> str | None:
-    return "looks like a secret" if any(p.search(text) for p in SECRET) else None
+    return "looks like a secret" if has_secret(text) else None
 
 
 def _timeline(text: str, _quote: str, _c: Candidate) -> str | None:

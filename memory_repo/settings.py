@@ -28,11 +28,12 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8765
     allow_remote: bool = False
-    # Worker threads that run recalls. Few on purpose: recalls are CPU work under one
-    # GIL, and every extra runnable thread adds hand-offs. 8 clients at 10k cards on 2
-    # cores, recalls/s: 2 threads 179, 3 202, 4 211-222, 6 177, 8 168, 40 (anyio's
-    # default) 155.
-    request_threads: int = Field(default=4, ge=1)
+    # Worker threads that run recalls: one per core. Recalls are CPU work under one GIL,
+    # and every extra runnable thread adds hand-offs; the multilingual model (numpy)
+    # holds the GIL for more of its time than the ONNX one did. 8 clients at 10k cards
+    # on 2 cores, recalls/s (docs/index.md, 2026-12-04): 2 threads 167-179, 4 131-151
+    # (three runs each, alternating).
+    request_threads: int = Field(default=2, ge=1)
     # How the service reads an index version: in a child process that hands over the
     # finished snapshot (lancedb, ~67 MB, and the load's scratch memory stay out of the
     # service; docs/index.md), or "inline" in the service itself.
@@ -66,6 +67,11 @@ class Settings(BaseSettings):
     capture_codex_dir: Path = Field(default_factory=lambda: Path.home() / ".codex" / "sessions")
     capture_hermes_dir: Path = Field(default_factory=lambda: Path.home() / ".hermes")
     capture_pi_dir: Path = Field(default_factory=lambda: Path.home() / ".pi" / "agent" / "sessions")
+    # Task state (docs/tasks.md): a running task with no event for this long is shown
+    # as "not confirmed since"; finished tasks stay recallable this long.
+    task_stale_hours: float = Field(default=6.0, gt=0)
+    task_keep_days: float = Field(default=7.0, gt=0)
+
     capture_idle_minutes: float = 30.0
     capture_min_user_turns: int = 3
 
@@ -80,6 +86,11 @@ class Settings(BaseSettings):
     @property
     def index_path(self) -> Path:
         return self.state_path / "index"
+
+    @property
+    def tasks_path(self) -> Path:
+        """The task event journal (``memory_repo.tasks.journal``)."""
+        return self.state_path / "tasks" / "events.jsonl"
 
     @property
     def inbox_path(self) -> Path:

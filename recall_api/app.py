@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memory_repo.index.embedders import make_embedder
+from memory_repo.index.embedders import make_embedder, one_blas_thread
 from memory_repo.settings import Settings
 from profiles.model import load_profiles
 from recall_api.deps import Services
@@ -44,6 +44,7 @@ class BodyLimit:
 
 
 def build_services(settings: Settings) -> Services:
+    one_blas_thread()
     engine = RecallEngine(
         settings.memory_path,
         settings.index_path,

@@ -6,7 +6,10 @@ default model), so the gate can tell that a Chinese prompt word is present in an
 English card without a dictionary. ``Bridge.translated`` answers, for prompt words the
 item lacks literally, which of them have a word of the *other* script in the item
 within ``bar`` cosine. Words of the same script are never bridged: within one language
-the gate stays as literal as it always was.
+the gate stays as literal as it always was. Only words (Chinese ones, or Latin letters
+alone) are bridged: a number, a version or an identifier reads the same in both
+languages, so it is matched as written or not at all (and each new one would cost a
+model call; docs/read-path.md).
 
 Word vectors are cached (least recently used, float16); the same card words come back
 request after request. Safe to share between request threads.
@@ -74,11 +77,11 @@ class Bridge:
     def translated(self, words: Iterable[str], item_words: frozenset[str]) -> frozenset[str]:
         """The ``words`` (not literally in the item) with an other-script item word
         within ``bar``."""
-        asked = [w for w in words if w not in item_words]
+        asked = [w for w in words if w not in item_words and _bridgeable(w)]
         if not asked:
             return frozenset()
         cjk = [w for w in item_words if is_cjk(w)]
-        latin = [w for w in item_words if not is_cjk(w)]
+        latin = [w for w in item_words if not is_cjk(w) and _bridgeable(w)]
         out: set[str] = set()
         for group, targets in (
             ([w for w in asked if is_cjk(w)], latin),
@@ -89,3 +92,8 @@ class Bridge:
             best = (self.vectors(group) @ self.vectors(targets).T).max(axis=1)
             out.update(w for w, s in zip(group, best, strict=True) if s >= self.bar)
         return frozenset(out)
+
+
+def _bridgeable(word: str) -> bool:
+    """A Chinese word, or one of Latin letters only (no digits, ``_``, ``.`` or ``-``)."""
+    return is_cjk(word) or (word.isascii() and word.isalpha())

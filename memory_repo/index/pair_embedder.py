@@ -37,6 +37,16 @@ class PairEmbedder:
         self._norm = norm
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        return self.embed_parts(texts, (True,) * len(self.models))
+
+    def embed_parts(self, texts: list[str], which: tuple[bool, ...]) -> np.ndarray:
+        """Like ``embed``, but only the models ``which`` selects run; the other parts'
+        columns stay zero. For a query whose legs do not all run (``Index.search``): a
+        part that no leg reads is never computed."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.hstack([m.embed(texts) * self._norm for m in self.models]).astype(np.float32)
+            return out
+        for model, part, run in zip(self.models, self.parts, which, strict=True):
+            if run:
+                out[:, part.start : part.stop] = model.embed(texts) * self._norm
+        return out

@@ -70,7 +70,6 @@ class Index:
         self.index_dir = Path(index_dir)
         self.embedder = embedder
         self.parts: tuple[Part, ...] = parts_of(embedder)
-        self._widest = max(range(len(self.parts)), key=lambda i: len(self.parts[i].languages))
         self.fusion = fusion or Fusion()
         self.bm25_params = bm25 or BM25Params()
         self.loader: Loader = loader
@@ -138,13 +137,34 @@ class Index:
         depth = self.fusion.candidates(k)
         dense: list[Leg] = []
         lexical: Ranked = []
+        widest = 0
         if mode != "bm25":
-            vector = self.embedder.embed_query(query)
-            dense = self._dense_legs(snapshot, vector, mask, depth, languages_of(query))
+            runs = self._runs(snapshot, mask, languages_of(query))
+            ran = [i for i, run in enumerate(runs) if run]
+            widest = max(ran, key=lambda i: len(self.parts[i].languages))
+            vector = self.embedder.embed_query(query, runs)
+            dense = self._dense_legs(snapshot, vector, mask, depth, runs)
         if mode != "dense":
             terms = bm25_terms(query).split()
             lexical = snapshot.bm25(terms, mask, depth, snapshot.runs(prefilter))
-        return self._fuse(snapshot, dense, lexical, k)
+        return self._fuse(snapshot, dense, lexical, k, widest)
+
+    def _runs(
+        self, snapshot: Snapshot, mask: np.ndarray, languages: frozenset[str]
+    ) -> tuple[bool, ...]:
+        """Which embedder parts a query runs: those that cover its languages (every part,
+        when none does). Where a narrower part runs beside a wider one (an English query:
+        the English model beside the multilingual one), the wider one only scores
+        Chinese rows (``_dense_legs``), so it runs only if the scope holds any: an
+        all-English scope costs one model call per query, as before the pair."""
+        parts = self.parts
+        runs = [languages <= p.languages for p in parts] if len(parts) > 1 else [True]
+        if not any(runs):
+            runs = [True] * len(parts)
+        if sum(runs) > 1 and not (mask & snapshot.chinese()).any():
+            narrowest = min(len(p.languages) for p, r in zip(parts, runs, strict=True) if r)
+            runs = [r and len(p.languages) == narrowest for p, r in zip(parts, runs, strict=True)]
+        return tuple(runs)
 
     def _dense_legs(
         self,
@@ -152,11 +172,10 @@ class Index:
         vector: np.ndarray,
         mask: np.ndarray,
         depth: int,
-        languages: frozenset[str],
+        runs: tuple[bool, ...],
     ) -> list[Leg]:
-        """(weight, ranking, rows that score) per embedder part, in part order; a part runs when it
-        covers the query's languages (every part, when none does), an empty ranking
-        stands where it does not.
+        """(weight, ranking, rows that score) per embedder part, in part order, for the
+        parts ``runs`` selects; an empty ranking stands where a part does not run.
 
         Where a narrower part runs too (an English query: the English model beside the
         multilingual one), each row counts in the leg of the model that reads its
@@ -169,9 +188,6 @@ class Index:
         parts = self.parts
         if len(parts) == 1:
             return [(self.fusion.dense_weight, snapshot.dense(vector, mask, depth), None)]
-        runs = [languages <= p.languages for p in parts]
-        if not any(runs):
-            runs = [True] * len(parts)
         narrowest = min(len(p.languages) for p, r in zip(parts, runs, strict=True) if r)
         split = sum(runs) > 1
         legs: list[Leg] = []
@@ -193,8 +209,11 @@ class Index:
     def item_path(self, item_id: str) -> str | None:
         return self.snapshot.item_path(item_id)
 
-    def _fuse(self, snapshot: Snapshot, dense: list[Leg], lexical: Ranked, k: int) -> list[Hit]:
-        """Rank items (best chunk per item) in each leg, then sum weighted 1/(rrf_k + rank)."""
+    def _fuse(
+        self, snapshot: Snapshot, dense: list[Leg], lexical: Ranked, k: int, widest: int
+    ) -> list[Hit]:
+        """Rank items (best chunk per item) in each leg, then sum weighted 1/(rrf_k + rank).
+        A hit's ``cosine`` is the one of leg ``widest`` (the widest part that ran)."""
         f = self.fusion
         best: dict[int, int] = {}
         legs = [_item_ranks(snapshot, ranked, best) for _, ranked, _ in dense]
@@ -224,7 +243,7 @@ class Index:
                     l1=row["l1"],
                     rank=n,
                     rrf=scores[item],
-                    cosine=legs[self._widest][1].get(item, 0.0) if legs else 0.0,
+                    cosine=legs[widest][1].get(item, 0.0) if legs else 0.0,
                     part_cosines=tuple(cos.get(item, 0.0) for _, cos in legs),
                     bm25=bm25.get(item, 0.0),
                     dense_rank=dense_rank.get(item),
