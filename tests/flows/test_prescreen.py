@@ -47,6 +47,8 @@ REJECT = [
     ("Use the key sk-proj-abcdefghijklmnopqrstuvwx for the embeddings.", "secret"),
     ("以后数据库密码是 Xy7!kP2q，别忘了。", "secret"),
     ("Call it with Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc", "secret"),
+    ("Always export HF_TOKEN=hf_abcdefgh123 before training.", "secret"),
+    ("Hermes connects with dm_a1b2c3_abcdefghijklmnop1234 on the laptop.", "secret"),
 ]
 KEEP = [
     "Always mark unverified entries in amber.",
@@ -55,6 +57,7 @@ KEEP = [
     "Never run the migrations on Friday afternoons.",
     "Always pin exact versions in pyproject.toml.",
     "I prefer uv over conda for every Python project.",
+    "Always set TOKENIZERS_PARALLELISM=false in the benchmark environment.",
 ]
 
 
