@@ -12,10 +12,13 @@ history/<NN>_<YYYY-MM-DD>_<slug>/  one commit each, in NN order, dated that day 
                                  the tree of the commit before (cards are append-only, so
                                  an overlay is all a history needs)
 probes.jsonl                     one ``Probe`` per line
+task_events.jsonl                optional: timestamped reports to task state, one per line
+                                 (``evaluation/task_feed.py``)
 ```
 
 A probe is answered against the last commit strictly before the Monday 00:00 that starts
-its ISO week: the weekly snapshot a person would have had when that week began.
+its ISO week: the weekly snapshot a person would have had when that week began. Task
+state is live instead: a probe sees every task event strictly before its own time.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evaluation.probes import Probe, load_probes, week_start
+from evaluation.task_feed import TASK_EVENTS_FILE, RegistryAt, TaskFeed, load_task_feed
 from memory_repo.errors import DoseMemError
 from memory_repo.history import commit, history, init_repo
 from recall_api.models import Identity
@@ -85,6 +89,7 @@ class Environment(BaseModel):
     probes: list[Probe]
     repo: Path
     commits: list[Commit]
+    tasks: TaskFeed | None = None
 
     def snapshot_for(self, probe: Probe) -> Commit | None:
         return snapshot_before(self.commits, week_start(probe.timestamp))
@@ -120,7 +125,27 @@ def load_environment(root: Path, workdir: Path) -> Environment:
     else:
         repo = workdir / "memory"
         commits = build_history(root / HISTORY_DIR, repo, spec.tz)
-    return Environment(root=root, spec=spec, probes=probes, repo=repo, commits=commits)
+    tasks = None
+    if (root / TASK_EVENTS_FILE).is_file():
+        identities = {name: spec.identity(name) for name in spec.agents}
+        registry_at = RegistryAt(repo, [(c.sha, c.at) for c in commits], workdir / "registries")
+        tasks = load_task_feed(root / TASK_EVENTS_FILE, identities, registry_at)
+    check_task_keys(probes, tasks, root)
+    return Environment(root=root, spec=spec, probes=probes, repo=repo, commits=commits, tasks=tasks)
+
+
+def check_task_keys(probes: list[Probe], tasks: TaskFeed | None, root: Path) -> None:
+    """Every task key a probe names must name a task of the feed."""
+    known = set(tasks.keys) if tasks else set()
+    for probe in probes:
+        if probe.gold is None:
+            continue
+        wanted = {*(probe.gold.necessary_tasks or []), *(probe.gold.harmful_tasks or [])}
+        if wanted - known:
+            raise EnvironmentLoadError(
+                f"{root / PROBES_FILE}: probe {probe.id} names tasks no line of "
+                f"{TASK_EVENTS_FILE} started: {sorted(wanted - known)}"
+            )
 
 
 def history_steps(history: Path) -> list[tuple[Path, dt.date, str]]:

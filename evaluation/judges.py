@@ -2,7 +2,9 @@
 each injected item worth? The gold judge reads the labels stored with the probe.
 
 Labels: ``necessary`` and ``helpful`` items are useful; ``harmful`` items would mislead
-(a superseded preference, another project's fact); anything else is ``neutral``.
+(a superseded preference, another project's fact); anything else is ``neutral``. Injected
+tasks are named ``task:<key>`` (``evaluation.task_feed``), and the gold's
+``necessary_tasks`` / ``harmful_tasks`` keys label them the same way.
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ def gold_verdict(probe: Probe, injection: Injection) -> Verdict:
     if probe.gold is None:
         raise ValueError(f"probe {probe.id} has no gold labels; use --judge llm")
     gold = probe.gold
+    harmful = {*gold.harmful, *gold.task_names(gold.harmful_tasks or [])}
+    necessary = {*gold.necessary, *gold.task_names(gold.necessary_tasks or [])}
     labels: dict[str, Label] = {}
     for item_id in injection.ids:
-        if item_id in gold.harmful:
+        if item_id in harmful:
             labels[item_id] = Label.harmful
-        elif item_id in gold.necessary:
+        elif item_id in necessary:
             labels[item_id] = Label.necessary
         elif item_id in gold.helpful:
             labels[item_id] = Label.helpful

@@ -18,6 +18,17 @@ Definitions (a "turn" is one probe answered by one system):
   and not needing memory weigh the same however many turns each has, and every turn that
   misled the agent costs a full turn's worth.
 
+Task state (probes whose gold names ``necessary_tasks``, evaluation/task_feed.py):
+- task_status_hit_rate: of task probes with necessary tasks, the share where every one of
+  them was injected
+- task_silence: of task probes whose right answer is silence (``necessary_tasks: []``: a
+  run that never existed, another project's task), the share with nothing injected
+- task_hit_rate: both together, over all task probes
+- served: share of memory-needing turns served; a turn with necessary tasks is served only
+  when all of them were injected (and, if it names useful cards too, one of those), any
+  other memory-needing turn when it is a hit. Before task state no status follow-up could
+  be served: ``dose-mem/no-tasks`` runs the same probes with task state disabled.
+
 By language (probe tags ``lang:<prompt>-><card>`` on memory turns, ``lang:<prompt>`` on
 the rest; evaluation/envs/demo/README.md): ``by_language_pair`` is hit_rate per pair over
 the memory-needing turns, ``silence_by_language`` is silence per prompt language over the
@@ -50,6 +61,11 @@ COLUMNS = (
     "harmful_turns",
     "routine",
     "routine_injected",
+    "task_need",
+    "task_need_hit",
+    "task_quiet",
+    "task_quiet_silent",
+    "served",
 )
 METRICS = (
     "hit_rate",
@@ -63,10 +79,15 @@ METRICS = (
     "items_per_turn",
     "bytes_per_turn",
     "composite",
+    "task_hit_rate",
+    "task_status_hit_rate",
+    "task_silence",
+    "served",
 )
 RESAMPLES = 2000
 SEED = 20260907
 LANG_TAG = "lang:"
+TRAP_TAG = "trap:"
 PAIR_ORDER = ("en->en", "zh->zh", "zh->en", "en->zh", "mixed->en", "mixed->zh")
 LANG_ORDER = ("en", "zh", "mixed")
 
@@ -87,6 +108,11 @@ class TurnRecord(BaseModel):
     routine: bool
     useful_bytes: int
     lang: str | None = None
+    trap: str | None = None
+    task_need: bool = False
+    task_quiet: bool = False
+    task_hit: bool = False
+    served: bool = False
 
     @property
     def hit(self) -> bool:
@@ -114,11 +140,27 @@ class TurnRecord(BaseModel):
             harmful > 0,
             self.routine,
             self.routine and injected,
+            self.task_need,
+            self.task_need and self.task_hit,
+            self.task_quiet,
+            self.task_quiet and self.task_hit,
+            self.served,
         ]
 
 
 def turn_record(system: str, probe: Probe, injection: Injection, verdict: Verdict) -> TurnRecord:
     useful_bytes = sum(i.bytes for i in injection.items if verdict.labels.get(i.id) in USEFUL)
+    gold = probe.gold
+    wanted = set(gold.task_names(gold.necessary_tasks or [])) if gold else set()
+    task_probe = gold is not None and gold.is_task_probe
+    got = wanted <= set(injection.ids) if wanted else not injection.items
+    hit = verdict.needs_memory and any(verdict.labels.get(i) in USEFUL for i in injection.ids)
+    if wanted:
+        cards = gold is not None and bool(gold.necessary or gold.helpful)
+        card_hit = any(verdict.labels.get(i) in USEFUL for i in injection.ids if i not in wanted)
+        served = verdict.needs_memory and got and (card_hit or not cards)
+    else:
+        served = hit
     return TurnRecord(
         probe_id=probe.id,
         session_id=probe.session_id,
@@ -130,6 +172,11 @@ def turn_record(system: str, probe: Probe, injection: Injection, verdict: Verdic
         routine="routine" in probe.tags,
         useful_bytes=useful_bytes,
         lang=language_tag(probe.tags),
+        trap=next((t.removeprefix(TRAP_TAG) for t in probe.tags if t.startswith(TRAP_TAG)), None),
+        task_need=task_probe and bool(wanted),
+        task_quiet=task_probe and not wanted,
+        task_hit=task_probe and got,
+        served=served,
     )
 
 
@@ -153,6 +200,12 @@ def metrics_from_sums(s: np.ndarray) -> dict[str, np.ndarray]:
         "bytes_per_turn": _ratio(c["bytes"], c["turns"]),
     }
     out["composite"] = 0.5 * out["hit_rate"] + 0.5 * out["silence"] - out["harmful_turn_rate"]
+    out["task_hit_rate"] = _ratio(
+        c["task_need_hit"] + c["task_quiet_silent"], c["task_need"] + c["task_quiet"]
+    )
+    out["task_status_hit_rate"] = _ratio(c["task_need_hit"], c["task_need"])
+    out["task_silence"] = _ratio(c["task_quiet_silent"], c["task_quiet"])
+    out["served"] = _ratio(c["served"], c["need"])
     return out
 
 
@@ -216,11 +269,18 @@ class Share(BaseModel):
     ci: tuple[float, float]
 
 
-def _share(records: list[TurnRecord], metric: str, column: str, resamples: int, seed: int) -> Share:
+def _share(
+    records: list[TurnRecord],
+    metric: str,
+    column: str,
+    resamples: int,
+    seed: int,
+    probes: str | None = None,
+) -> Share:
     matrix = session_matrix(records)
     sums = matrix.sum(axis=0)
     boot = metrics_from_sums(bootstrap_sums(matrix, resamples, seed))[metric]
-    probes = "need" if metric == "hit_rate" else "noneed"
+    probes = probes or ("need" if metric == "hit_rate" else "noneed")
     return Share(
         probes=int(sums[COLUMNS.index(probes)]),
         count=int(sums[COLUMNS.index(column)]),
@@ -280,3 +340,55 @@ def silence_by_language(
         resamples,
         seed,
     )
+
+
+def task_shares(
+    records: list[TurnRecord], resamples: int = RESAMPLES, seed: int = SEED
+) -> dict[str, dict[str, Share]]:
+    """System -> the task-state shares: ``task_hit_rate`` (every task probe),
+    ``task_status_hit_rate`` (probes with necessary tasks), ``task_silence`` (probes whose
+    right answer is silence) and ``served`` (memory-needing turns). Empty without task
+    probes."""
+    if not any(r.task_need or r.task_quiet for r in records):
+        return {}
+    by_system: dict[str, list[TurnRecord]] = {}
+    for r in records:
+        by_system.setdefault(r.system, []).append(r)
+    return {
+        system: {
+            "task_hit_rate": _task_all(mine, resamples, seed),
+            "task_status_hit_rate": _share(
+                mine, "task_status_hit_rate", "task_need_hit", resamples, seed, "task_need"
+            ),
+            "task_silence": _share(
+                mine, "task_silence", "task_quiet_silent", resamples, seed, "task_quiet"
+            ),
+            "served": _share(mine, "served", "served", resamples, seed, "need"),
+        }
+        for system, mine in by_system.items()
+    }
+
+
+def _task_all(records: list[TurnRecord], resamples: int, seed: int) -> Share:
+    matrix = session_matrix(records)
+    sums = matrix.sum(axis=0)
+    boot = metrics_from_sums(bootstrap_sums(matrix, resamples, seed))["task_hit_rate"]
+    col = {name: int(sums[i]) for i, name in enumerate(COLUMNS)}
+    return Share(
+        probes=col["task_need"] + col["task_quiet"],
+        count=col["task_need_hit"] + col["task_quiet_silent"],
+        rate=round(float(metrics_from_sums(sums)["task_hit_rate"]), 4),
+        ci=tuple(round(x, 4) for x in percentile_ci(boot)),
+    )
+
+
+def task_hits_by_trap(records: list[TurnRecord]) -> dict[str, dict[str, tuple[int, int]]]:
+    """Trap (a task probe's ``trap:`` tag) -> system -> (task hits, task probes)."""
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for r in records:
+        if not (r.task_need or r.task_quiet):
+            continue
+        row = out.setdefault(r.trap or "-", {})
+        hits, n = row.get(r.system, (0, 0))
+        row[r.system] = (hits + r.task_hit, n + 1)
+    return dict(sorted(out.items()))

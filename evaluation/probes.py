@@ -12,7 +12,7 @@ import json
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from memory_repo.errors import DoseMemError
 
@@ -23,7 +23,13 @@ class Split(StrEnum):
 
 
 class Gold(BaseModel):
-    """What the person needed on this turn, by card id; items not named are neutral."""
+    """What the person needed on this turn, by card id; items not named are neutral.
+
+    A status follow-up names tasks by their key in ``task_events.jsonl`` (task ids are
+    drawn at run time): ``necessary_tasks`` must all be injected; ``[]`` means the right
+    answer is silence (a run that never existed, another project's task); ``None`` (the
+    default) means the probe is no task probe. ``harmful_tasks`` would mislead.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -31,10 +37,27 @@ class Gold(BaseModel):
     necessary: list[str] = Field(default_factory=list)
     helpful: list[str] = Field(default_factory=list)
     harmful: list[str] = Field(default_factory=list)
+    necessary_tasks: list[str] | None = None
+    harmful_tasks: list[str] | None = None
 
     @property
     def useful(self) -> set[str]:
-        return {*self.necessary, *self.helpful}
+        return {*self.necessary, *self.helpful, *self.task_names(self.necessary_tasks or [])}
+
+    @property
+    def is_task_probe(self) -> bool:
+        return self.necessary_tasks is not None
+
+    @staticmethod
+    def task_names(keys: list[str]) -> list[str]:
+        """Keys as the injected items are named (``evaluation.task_feed.TaskFeed.name``)."""
+        return [f"task:{k}" for k in keys]
+
+    @model_validator(mode="after")
+    def _task_need(self) -> Gold:
+        if self.necessary_tasks and not self.needs_memory:
+            raise ValueError("a probe with necessary_tasks needs memory")
+        return self
 
 
 class Probe(BaseModel):

@@ -10,7 +10,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from evaluation.metrics import Share, by_language_pair, silence_by_language
+from evaluation.metrics import (
+    Share,
+    by_language_pair,
+    silence_by_language,
+    task_hits_by_trap,
+    task_shares,
+)
 from evaluation.run import EvalResult
 
 HEADLINE = (
@@ -35,13 +41,23 @@ TABLE = (
     "composite",
 )
 QUALITY = ("hit_rate", "useful_rate", "harmful_rate", "silence", "composite")
+# Shown beside TABLE when the environment has task probes.
+TASK_TABLE = ("task_hit_rate", "served")
+TASK_ROWS = {
+    "task_hit_rate": "task-state hit rate (all task probes)",
+    "task_status_hit_rate": "status follow-ups: every necessary task injected",
+    "task_silence": "silence probes: nothing injected",
+    "served": "memory-needing turns served",
+}
+WITH_TASKS, WITHOUT_TASKS = "dose-mem", "dose-mem/no-tasks"
+
+
+def _share_json(share: Share) -> dict[str, object]:
+    return {**share.model_dump(), "ci": list(share.ci)}
 
 
 def _shares(table: dict[str, dict[str, Share]]) -> dict[str, dict[str, object]]:
-    return {
-        lang: {name: {**s.model_dump(), "ci": list(s.ci)} for name, s in row.items()}
-        for lang, row in table.items()
-    }
+    return {lang: {name: _share_json(s) for name, s in row.items()} for lang, row in table.items()}
 
 
 def summary_json(result: EvalResult) -> dict[str, object]:
@@ -54,7 +70,24 @@ def summary_json(result: EvalResult) -> dict[str, object]:
         },
         "language_pairs": _shares(by_language_pair(result.records)),
         "silence_by_language": _shares(silence_by_language(result.records)),
+        **task_json(result),
     }
+
+
+def task_json(result: EvalResult) -> dict[str, object]:
+    """``task_state`` (system -> the four task shares) and ``served`` (with and without
+    task state), only when the environment has task probes."""
+    shares = task_shares(result.records)
+    if not shares:
+        return {}
+    out: dict[str, object] = {"task_state": _shares(shares)}
+    if WITH_TASKS in shares and WITHOUT_TASKS in shares:
+        out["served"] = {
+            "with_task_state": _share_json(shares[WITH_TASKS]["served"]),
+            "without_task_state": _share_json(shares[WITHOUT_TASKS]["served"]),
+        }
+    out["task_problems"] = result.task_problems
+    return out
 
 
 def _cell(result: EvalResult, name: str, metric: str) -> str:
@@ -108,8 +141,64 @@ def language_sections(result: EvalResult) -> list[str]:
     return lines
 
 
+def task_sections(result: EvalResult) -> list[str]:
+    """Task state with and without, every system's task shares, and hits by trap; nothing
+    when no test probe is a task probe."""
+    shares = task_shares(result.records)
+    if not shares:
+        return []
+    names = list(result.systems)
+    pair = [n for n in (WITH_TASKS, WITHOUT_TASKS) if n in shares]
+    any_row = shares[names[0]]
+    lines = [
+        "",
+        "## Task state",
+        "",
+        f"{any_row['task_hit_rate'].probes} test task probes "
+        f"({any_row['task_status_hit_rate'].probes} status follow-ups that need a task, "
+        f"{any_row['task_silence'].probes} whose right answer is silence) over "
+        f"{result.task_events} task events; each probe sees the events strictly before its "
+        "time. A follow-up is a hit when every necessary task was injected, a silence probe "
+        "when nothing was. `dose-mem/no-tasks` is the same service with task state disabled "
+        "(today's number). Rate, 95% CI, (count/probes).",
+        "",
+        "| | " + " | ".join(f"`{n}`" for n in pair) + " |",
+        "|---" * (len(pair) + 1) + "|",
+    ]
+    lines += [
+        f"| {label} | " + " | ".join(_share_cell(shares[n][key]) for n in pair) + " |"
+        for key, label in TASK_ROWS.items()
+    ]
+    lines += [
+        "",
+        "Every system:",
+        "",
+        "| system | " + " | ".join(TASK_ROWS) + " |",
+        "|---" * (len(TASK_ROWS) + 1) + "|",
+    ]
+    lines += [
+        f"| {n} | " + " | ".join(_share_cell(shares[n][k]) for k in TASK_ROWS) + " |" for n in names
+    ]
+    traps = task_hits_by_trap(result.records)
+    lines += [
+        "",
+        "Task probes by trap (`trap:` tag): hits/probes.",
+        "",
+        "| trap | " + " | ".join(names) + " |",
+        "|---" * (len(names) + 1) + "|",
+    ]
+    for trap, row in traps.items():
+        cells = [f"{row[n][0]}/{row[n][1]}" if n in row else "-" for n in names]
+        lines.append(f"| {trap} | " + " | ".join(cells) + " |")
+    if result.task_problems:
+        lines += ["", "Task event lines extraction did not attribute as the environment says:", ""]
+        lines += [f"- {p}" for p in result.task_problems]
+    return lines
+
+
 def markdown(result: EvalResult) -> str:
     names = list(result.systems)
+    table = TABLE + (TASK_TABLE if task_shares(result.records) else ())
     lines = [
         f"# Evaluation of `{result.env}` (judge: {result.judge})",
         "",
@@ -117,13 +206,14 @@ def markdown(result: EvalResult) -> str:
         f"{result.test_probes} test (reported here). Values are point estimates with 95% "
         "CIs from 2,000 session-clustered bootstrap resamples.",
         "",
-        "| system | " + " | ".join(TABLE) + " |",
-        "|---" * (len(TABLE) + 1) + "|",
+        "| system | " + " | ".join(table) + " |",
+        "|---" * (len(table) + 1) + "|",
     ]
     lines += [
-        "| " + name + " | " + " | ".join(_cell(result, name, m) for m in TABLE) + " |"
+        "| " + name + " | " + " | ".join(_cell(result, name, m) for m in table) + " |"
         for name in names
     ]
+    lines += task_sections(result)
     lines += language_sections(result)
     lines += ["", "## Thresholds chosen on dev", ""]
     lines += [

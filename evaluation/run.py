@@ -4,7 +4,9 @@ threshold on the dev split, answer the test split once, judge, and measure.
 Thresholds are chosen on dev by the composite score (ties: fewer bytes per turn; the
 working group also within a routine-injection limit), one per tuning group
 (``System.group``). ``dose-mem/shipped`` is not tuned: it runs the profiles exactly as
-shipped in ``profiles/*.yaml``. Tuning uses the gold labels when every dev probe has them
+shipped in ``profiles/*.yaml``. Task state needs no tuning (no threshold applies to it);
+the dose-mem systems answer status questions from the task events before each probe.
+Tuning uses the gold labels when every dev probe has them
 (the LLM judge is not asked once per grid point); the report is on the test split only.
 """
 
@@ -24,6 +26,7 @@ from evaluation.metrics import Estimate, TurnRecord, point_estimates, summarise,
 from evaluation.probes import Probe, Split, system_input
 from evaluation.snapshots import SnapshotStore
 from evaluation.systems import Injection, System, baseline_systems, dose_mem_systems
+from evaluation.task_feed import TaskBoards
 from memory_repo.errors import DoseMemError
 from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import Settings
@@ -53,6 +56,8 @@ class EvalResult(BaseModel):
     systems: dict[str, SystemResult]
     skipped: list[Skipped] = Field(default_factory=list)
     agreement: dict[str, float | int | str] = Field(default_factory=dict)
+    task_events: int = 0
+    task_problems: list[str] = Field(default_factory=list)
     records: list[TurnRecord] = Field(default_factory=list, exclude=True)
 
 
@@ -136,8 +141,18 @@ def run_evaluation(
         profiles = load_profiles(settings.profiles_path)
         store = SnapshotStore(env, work, make_embedder(settings), profiles)
         external, skipped = external_systems(settings.llm_base_url)
+        boards = (
+            TaskBoards(
+                env.tasks,
+                work / "task-boards",
+                stale_hours=settings.task_stale_hours,
+                keep_days=settings.task_keep_days,
+            )
+            if env.tasks is not None
+            else None
+        )
         systems: list[System] = [
-            *dose_mem_systems(profiles, env.spec),
+            *dose_mem_systems(profiles, env.spec, boards),
             *baseline_systems(env.spec),
             *external,
         ]
@@ -187,6 +202,8 @@ def run_evaluation(
             skipped=skipped,
             records=records,
             agreement=agreed,
+            task_events=len(env.tasks.events) if env.tasks else 0,
+            task_problems=env.tasks.problems if env.tasks else [],
         )
 
 

@@ -10,6 +10,13 @@ Systems defined here (every one under the environment's shared budget at most):
   ``profiles/*.yaml`` (no tuning): what a user gets out of the box.
 - ``dose-mem/full``, ``dose-mem/working``, ``dose-mem/personal``: that one profile applied
   to every probe (the agent's identity still limits which projects it may see).
+- ``dose-mem/no-tasks``: ``dose-mem`` with task state disabled (``engine.tasks = None``),
+  tuned the same way: what the service did before task state existed. Listed only when
+  the environment has task events.
+
+Every ``dose-mem`` system answers status questions from the environment's task events
+strictly before the probe's time (``evaluation/task_feed.py``); the retrieval baselines
+and the external systems never see task events.
 - ``dense``, ``bm25``: the index's single retrieval leg over every allowed project, as a
   plain vector or keyword store would do it: no trigger, no lifecycle (superseded and
   archived cards stay findable), no gate beyond a threshold on the leg's own score; the
@@ -29,6 +36,7 @@ from pydantic import BaseModel, Field
 from evaluation.environment import EnvSpec
 from evaluation.probes import SystemInput
 from evaluation.snapshots import Snapshot
+from evaluation.task_feed import TaskBoards
 from memory_repo.index.hits import Hit
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.models import GLOBAL
@@ -84,11 +92,13 @@ class DoseMem:
         profile: str | None = None,
         *,
         shipped: bool = False,
+        tasks: TaskBoards | None = None,
     ) -> None:
         self.name = name
         self.profiles = profiles
         self.spec = spec
         self.fixed_profile = profile
+        self.tasks = tasks
         self.grid = [SHIPPED] if shipped else [round(0.05 * i, 2) for i in range(4, 17)]
         self._snapshots: set[int] = set()
 
@@ -119,9 +129,21 @@ class DoseMem:
             previous_turn=inp.previous_turn,
         )
         snapshot.set_day(inp.timestamp)
-        result = snapshot.engine.recall(self.spec.identity(inp.agent), request, profile)
+        tasks = self.tasks
+        snapshot.engine.tasks = tasks.at(inp.timestamp) if tasks is not None else None
+        try:
+            result = snapshot.engine.recall(self.spec.identity(inp.agent), request, profile)
+        finally:
+            snapshot.engine.tasks = None  # the engine is shared with the other systems
         return Injection(
-            items=[InjectedCard(id=i.id, text=i.text, bytes=i.bytes) for i in result.items],
+            items=[
+                InjectedCard(
+                    id=tasks.name(i.id) if tasks is not None and tasks.is_task(i.id) else i.id,
+                    text=i.text,
+                    bytes=i.bytes,
+                )
+                for i in result.items
+            ],
             bytes=result.bytes,
         )
 
@@ -171,16 +193,20 @@ class RetrievalBaseline:
         )
 
 
-def dose_mem_systems(profiles: dict[str, Profile], spec: EnvSpec) -> list[DoseMem]:
+def dose_mem_systems(
+    profiles: dict[str, Profile], spec: EnvSpec, tasks: TaskBoards | None = None
+) -> list[DoseMem]:
     fixed = [
-        DoseMem(f"dose-mem/{name}", profiles, spec, profile=name)
+        DoseMem(f"dose-mem/{name}", profiles, spec, profile=name, tasks=tasks)
         for name in ("full", "working", "personal")
         if name in profiles
     ]
+    before = [DoseMem("dose-mem/no-tasks", profiles, spec)] if tasks is not None else []
     return [
-        DoseMem("dose-mem", profiles, spec),
-        DoseMem("dose-mem/shipped", profiles, spec, shipped=True),
+        DoseMem("dose-mem", profiles, spec, tasks=tasks),
+        DoseMem("dose-mem/shipped", profiles, spec, shipped=True, tasks=tasks),
         *fixed,
+        *before,
     ]
 
 

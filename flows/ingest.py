@@ -1,8 +1,11 @@
 """The ``ingest`` flow: ended sessions in, verified cards and one git commit out.
 
 capture -> digest -> distill -> verify -> pre-screen -> neighbours -> judge -> append ->
-reindex. Every step is a plain function (flows/*.py) wrapped here as a Prefect task; the
-steps that call out to a model retry with backoff (``llm_retry_delays_s``).
+reindex; beside it, task state (``flows/task_events.py``): finishing events found in the
+sessions go to the task journal, finished tasks' results join the candidates, and the
+task pages get one commit of their own. Every step is a plain function (flows/*.py)
+wrapped here as a Prefect task; the steps that call out to a model retry with backoff
+(``llm_retry_delays_s``).
 
 A model that keeps hanging, failing or answering garbage after those retries fails only
 the sessions it was asked about: they are listed in the run summary, left out of the
@@ -23,7 +26,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
 from pydantic import BaseModel, Field
 
-from flows import append, judge, neighbours, prescreen, rules, verify
+from flows import append, judge, neighbours, prescreen, rules, task_events, verify
 from flows import digest as digest_step
 from flows import distill as distill_step
 from flows.capture import ledger, sources
@@ -38,6 +41,9 @@ from memory_repo.index.query import Index, IndexMissing
 from memory_repo.models import Registry
 from memory_repo.settings import Settings, get_settings
 from memory_repo.store import load_memory
+from memory_repo.tasks import journal as task_journal
+from memory_repo.tasks.fold import fold
+from memory_repo.tasks.pages import write_pages
 
 
 class RunSummary(BaseModel):
@@ -52,6 +58,9 @@ class RunSummary(BaseModel):
     cards_written: int = 0
     evidence_appended: int = 0
     commit: str | None = None
+    task_events: int = 0
+    task_results_offered: int = 0
+    task_pages_commit: str | None = None
 
 
 @task(cache_policy=NO_CACHE)
@@ -116,6 +125,22 @@ def reindex(settings: Settings, embedder: Embedder) -> None:
     refresh_index(settings, embedder)
 
 
+@task(cache_policy=NO_CACHE)
+def session_task_events(settings: Settings, digests: list[Digest], now: dt.datetime) -> int:
+    return task_events.ingest_sessions(settings.tasks_path, digests, now)
+
+
+@task(cache_policy=NO_CACHE)
+def task_results(settings: Settings) -> tuple[list[Candidate], list[str]]:
+    return task_events.result_candidates(settings.tasks_path)
+
+
+@task(cache_policy=NO_CACHE)
+def task_pages(settings: Settings, now: dt.datetime) -> str | None:
+    events, _ = task_journal.read(settings.tasks_path)
+    return write_pages(settings.memory_path, fold(events).values(), now, settings.task_stale_hours)
+
+
 def fold_duplicates(candidates: list[Candidate]) -> list[Candidate]:
     """Near-identical facts from this same run become one candidate with more evidence."""
     kept: list[Candidate] = []
@@ -161,13 +186,16 @@ def ingest(home: str | None = None) -> RunSummary:
         embedder = make_embedder(settings)
         reindex(settings, embedder)
         registry = load_memory(root).registry
-        items = capture(settings, dt.datetime.now(dt.UTC))
+        now = dt.datetime.now(dt.UTC)
+        items = capture(settings, now)
         summary.sessions_read = len(items)
+        digests: list[Digest] = []
         distil_with_retries = _with_retries(distill, settings)
         failed: set[str] = set()
         candidates: list[Candidate] = []
         for item in items:
             d = digest(item, registry)
+            digests.append(d)
             try:
                 facts = distil_with_retries(d, settings, registry)
             except Exception as exc:  # any model failure fails this session only
@@ -182,6 +210,10 @@ def ingest(home: str | None = None) -> RunSummary:
             summary.facts_distilled += len(facts)
             summary.quotes_rejected += len(dropped)
             candidates += kept
+        summary.task_events = session_task_events(settings, digests, now)
+        offered, offered_tasks = task_results(settings)
+        summary.task_results_offered = len(offered)
+        candidates += offered
         kept, rejected = screen(candidates)
         summary.prescreen_rejected = len(rejected)
         kept = fold_duplicates(kept)
@@ -228,6 +260,9 @@ def ingest(home: str | None = None) -> RunSummary:
         summary.evidence_appended = sum(1 for w in writes if w.rel.endswith(".evidence.jsonl"))
         if writes:
             reindex(settings, embedder)
+        if not failed & {f"{c.agent}:{c.session}" for c in offered}:
+            task_events.mark_proposed(settings.tasks_path, offered_tasks)
+        summary.task_pages_commit = task_pages(settings, now)
     log.info("ingest %s: %s", summary.run_id, summary.model_dump_json())
     _artifacts(summary, decided)
     return summary
@@ -253,6 +288,9 @@ def _artifacts(summary: RunSummary, decided: list[tuple[Candidate, Decision]]) -
                 f"| cards written | {summary.cards_written} |",
                 f"| evidence appended | {summary.evidence_appended} |",
                 f"| commit | {summary.commit or 'none (nothing new)'} |",
+                f"| task events from sessions | {summary.task_events} |",
+                f"| task results offered | {summary.task_results_offered} |",
+                f"| task pages commit | {summary.task_pages_commit or 'none (unchanged)'} |",
                 f"| recovered runs | {', '.join(summary.recovered) or 'none'} |",
             ]
         ),

@@ -1,5 +1,6 @@
 """What looks like a secret, in one place at the bottom layer, so that every path that
-keeps text from a transcript can ask: today the write path refuses facts that hold one.
+keeps text from a transcript can ask: the write path refuses facts that hold one, and
+task state stores event text redacted.
 
 The patterns cover API keys (OpenAI-style ``sk-``, GitHub, GitLab, Slack, AWS), JWTs,
 private-key blocks, bearer headers, dose-mem's own tokens, credential assignments in a
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 
 _I = re.IGNORECASE
+REDACTED = "[redacted]"
 
 SECRET = [
     re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"),
@@ -36,3 +38,12 @@ _ASSIGNED = re.compile(
 
 def has_secret(text: str) -> bool:
     return any(p.search(text) for p in SECRET) or bool(_ASSIGNED.search(text))
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret-looking span replaced by ``[redacted]`` (an assignment
+    keeps its name: ``HF_TOKEN=[redacted]``)."""
+    text = _ASSIGNED.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
+    for pattern in SECRET:
+        text = pattern.sub(REDACTED, text)
+    return text

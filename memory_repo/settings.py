@@ -67,6 +67,11 @@ class Settings(BaseSettings):
     capture_codex_dir: Path = Field(default_factory=lambda: Path.home() / ".codex" / "sessions")
     capture_hermes_dir: Path = Field(default_factory=lambda: Path.home() / ".hermes")
     capture_pi_dir: Path = Field(default_factory=lambda: Path.home() / ".pi" / "agent" / "sessions")
+    # Task state (docs/tasks.md): a running task with no event for this long is shown
+    # as "not confirmed since"; finished tasks stay recallable this long.
+    task_stale_hours: float = Field(default=6.0, gt=0)
+    task_keep_days: float = Field(default=7.0, gt=0)
+
     capture_idle_minutes: float = 30.0
     capture_min_user_turns: int = 3
 
@@ -81,6 +86,11 @@ class Settings(BaseSettings):
     @property
     def index_path(self) -> Path:
         return self.state_path / "index"
+
+    @property
+    def tasks_path(self) -> Path:
+        """The task event journal (``memory_repo.tasks.journal``)."""
+        return self.state_path / "tasks" / "events.jsonl"
 
     @property
     def inbox_path(self) -> Path:

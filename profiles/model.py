@@ -66,6 +66,12 @@ class Profile(BaseModel):
     description: str = ""
     triggers: list[Trigger] = Field(min_length=1)
     cues: list[str] = Field(default_factory=list)
+    status_cues: list[str] = Field(
+        default_factory=list,
+        description="Phrases of a question about work in flight ('is it done', '跑完了吗'): "
+        "the service answers from task state instead of cards (docs/tasks.md). None: "
+        "this profile never sees tasks.",
+    )
     scope: ScopeKind
     global_types: list[CardType] = Field(default_factory=list)
     level: Level

@@ -19,7 +19,17 @@ from profiles.model import load_profiles
 from recall_api.deps import Services
 from recall_api.engine import RecallEngine
 from recall_api.models import MAX_BODY_BYTES
-from recall_api.routes import health, memories, projects, recall, search, sessions
+from recall_api.routes import (
+    client,
+    health,
+    memories,
+    projects,
+    recall,
+    search,
+    sessions,
+    tasks,
+)
+from recall_api.task_board import TaskBoard
 from recall_api.tokens import TokenStore
 
 
@@ -52,6 +62,11 @@ def build_services(settings: Settings) -> Services:
         make_embedder(settings, for_queries=True),
         search_log=settings.state_path / "search_log.jsonl",
         loader=settings.snapshot_loader,
+        tasks=TaskBoard(
+            settings.tasks_path,
+            stale_hours=settings.task_stale_hours,
+            keep_days=settings.task_keep_days,
+        ),
     )
     engine.warm_up()
     return Services(settings=settings, engine=engine, tokens=TokenStore(tokens_path(settings)))
@@ -85,6 +100,6 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         ]
         return JSONResponse({"detail": errors}, status_code=422)
 
-    for module in (recall, search, memories, projects, sessions, health):
+    for module in (recall, search, memories, projects, sessions, tasks, client, health):
         app.include_router(module.router)
     return app

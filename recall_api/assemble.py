@@ -56,3 +56,40 @@ def assemble(
         if len(items) == profile.max_items:  # checked before the next hit is pulled
             break
     return items, (text if items else "")
+
+
+TASK_HEADER = "Task state from dose-mem (as your agents last reported it):\n"
+# The type of an injected task-state item: not a card type (cards of type "task" are
+# standing instructions, not work in flight).
+TASK_ITEM = "task_state"
+
+
+def assemble_tasks(
+    lines: list[tuple[str, str | None, str]], profile: Profile
+) -> tuple[list[InjectedItem], str]:
+    """(task id, project, line) in order, whole or absent like cards, within the
+    profile's budget and item cap."""
+    items: list[InjectedItem] = []
+    text = TASK_HEADER
+    for rank, (task_id, project, line) in enumerate(lines, 1):
+        piece = f"- {line}\n"
+        if utf8_len(text) + utf8_len(piece) > profile.budget_bytes:
+            continue
+        text += piece
+        items.append(
+            InjectedItem(
+                id=task_id,
+                project=project or "",
+                type=TASK_ITEM,
+                text=piece.rstrip("\n"),
+                bytes=utf8_len(piece),
+                link=f"/v1/tasks/{task_id}",
+                score=1.0,
+                cosine=0.0,
+                bm25=0.0,
+                rank=rank,
+            )
+        )
+        if len(items) == profile.max_items:
+            break
+    return items, (text if items else "")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,15 +27,19 @@ from memory_repo.models import GLOBAL, Item, Project, Registry
 from memory_repo.registry import REGISTRY_FILE, load_registry
 from memory_repo.settings import Settings
 from memory_repo.store import load_file
+from memory_repo.tasks.view import line
 from profiles.model import Profile
-from recall_api.assemble import assemble
+from recall_api.assemble import assemble, assemble_tasks
 from recall_api.bridge import Bridge
 from recall_api.gate import Prompt, passes, read_prompt
 from recall_api.models import Identity, Reason, RecallRequest, RecallResult
 from recall_api.scoping import allowed, prefilter_for, resolve_project
+from recall_api.task_board import TaskBoard
 from recall_api.triggers import SessionTracker, cue_in, fired
 
 CANDIDATES = 10
+# A prompt shaped as a question, in English or Chinese.
+_QUESTION = re.compile(r"[?？]|吗|呢|没有?\s*$|了没")
 log = logging.getLogger(__name__)
 
 
@@ -53,8 +58,10 @@ class RecallEngine:
         search_log: Path | None = None,
         today: Callable[[], dt.date] = dt.date.today,
         loader: Loader = "inline",
+        tasks: TaskBoard | None = None,
     ) -> None:
         self.memory_root = Path(memory_root)
+        self.tasks = tasks
         self.index = Index.open(
             Path(index_dir), embedder or make_embedder(Settings()), loader=loader
         )
@@ -131,6 +138,10 @@ class RecallEngine:
             identity.agent, request.session_id, request.turn, where.project
         )
         base = {"profile": profile.name, "project": where.project}
+        if self.tasks is not None and cue_in(request.prompt, profile.status_cues):
+            answered = self._task_state(identity, profile, registry, where.project, request.prompt)
+            if answered is not None:
+                return answered
         trigger = fired(
             profile, turn=request.turn, before=before, project=where.project, prompt=request.prompt
         )
@@ -172,6 +183,48 @@ class RecallEngine:
             text=text,
             bytes=len(text.encode("utf-8")),
             considered=len(hits),
+            **base,
+        )
+
+    def _task_state(
+        self,
+        identity: Identity,
+        profile: Profile,
+        registry: Registry,
+        project: str | None,
+        prompt: str,
+    ) -> RecallResult | None:
+        """A status question's answer from task state: the tasks it asks about, or
+        ``no_task`` when it is a question and no visible task fits; ``None`` (go on to
+        cards) when the cue was not a question and no task fits."""
+        assert self.tasks is not None
+        board = self.tasks
+        tasks = board.visible(identity, profile, registry, project)
+        chosen = board.answer(prompt, tasks, project, registry) if tasks else None
+        base = {"profile": profile.name, "project": project, "trigger": "status"}
+        if not chosen:
+            if _QUESTION.search(prompt):
+                return RecallResult(injected=False, reason=Reason.no_task, **base)
+            return None
+        now = board.now()
+        lines = [
+            (
+                t.id,
+                t.project,
+                (f"[{t.project}] " if t.project else "") + line(t, now, board.stale_hours, 160),
+            )
+            for t in chosen
+        ]
+        items, text = assemble_tasks(lines, profile)
+        if not items:
+            return RecallResult(injected=False, reason=Reason.no_task, **base)
+        return RecallResult(
+            injected=True,
+            reason=Reason.injected,
+            items=items,
+            text=text,
+            bytes=len(text.encode("utf-8")),
+            considered=len(tasks),
             **base,
         )
 

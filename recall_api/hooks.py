@@ -24,13 +24,18 @@ DEFAULT_URL = "http://127.0.0.1:8765"
 DEFAULT_TIMEOUT_S = 2.0
 MAX_TRACKED_SESSIONS = 500
 CLAUDE_CODE_EVENT = "UserPromptSubmit"
+# Claude Code events that report task state (docs/tasks.md); SessionEnd also pushes
+# the ended transcript to the write path.
+TASK_EVENTS = frozenset({"PostToolUse", "Stop", "SubagentStop", "SessionEnd"})
+OUTPUT_TAIL = 4000
+MAX_TRANSCRIPT_BYTES = 8 << 20
 
 
-def _default_state_file(env: Mapping[str, str]) -> Path:
+def _default_state_file(env: Mapping[str, str], agent: str = "claude-code") -> Path:
     if env.get("DOSE_MEM_HOOK_STATE"):
         return Path(env["DOSE_MEM_HOOK_STATE"]).expanduser()
     home = Path(env.get("DOSE_MEM_HOME") or Path.home() / ".dose-mem").expanduser()
-    return home / "state" / "hooks" / "claude-code-turns.json"
+    return home / "state" / "hooks" / f"{agent}-turns.json"
 
 
 def next_turn(state_file: Path, session_id: str) -> int:
@@ -87,6 +92,104 @@ def fetch_recall(url: str, token: str, body: dict[str, Any], timeout_s: float) -
     return text if isinstance(text, str) else ""
 
 
+def post_json(url: str, token: str, path: str, body: dict[str, Any], timeout_s: float) -> None:
+    """POST ``body``; raises on any transport or HTTP error."""
+    request = urllib.request.Request(
+        url.rstrip("/") + path,
+        data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=timeout_s) as response:
+        response.read()
+
+
+def task_report(source: str, event: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    """The /v1/tasks/events body for an agent's event: the payload as sent, with a tool's
+    output cut to its last ``OUTPUT_TAIL`` characters (the final line is what counts)."""
+    payload = dict(event)
+    for key in ("tool_response", "result", "output"):
+        value = payload.get(key)
+        if isinstance(value, dict):
+            payload[key] = {
+                k: (v[-OUTPUT_TAIL:] if isinstance(v, str) else v)
+                for k, v in value.items()
+                if isinstance(v, str | int | float | bool) or v is None
+            }
+        elif isinstance(value, str):
+            payload[key] = value[-OUTPUT_TAIL:]
+    payload.pop("transcript", None)
+    return {"source": source, "event": name, "payload": payload}
+
+
+def _within(timeout_s: float, work: Any) -> Any:
+    """Run ``work()`` in a daemon thread for at most ``timeout_s``; its value or None."""
+    found: list[Any] = []
+
+    def run() -> None:
+        try:
+            found.append(work())
+        except (OSError, ValueError, AttributeError, TypeError):  # URLError is an OSError
+            return
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    return found[0] if found else None
+
+
+def _report_event(
+    agent: str, event: dict[str, Any], name: str, url: str, token: str, timeout_s: float
+) -> None:
+    """Report a hook event to task state; on ``SessionEnd`` also push the ended
+    transcript (so sessions on other machines reach the write path)."""
+
+    def send() -> bool:
+        post_json(url, token, "/v1/tasks/events", task_report(agent, event, name), timeout_s)
+        path = event.get("transcript_path")
+        if name == "SessionEnd" and isinstance(path, str) and path:
+            data = Path(path).expanduser().read_bytes()[:MAX_TRANSCRIPT_BYTES]
+            if data.strip():
+                fmt = agent.replace("-", "_")
+                body = {"transcript": data.decode("utf-8", "replace"), "format": fmt}
+                post_json(url, token, "/v1/sessions", body, timeout_s)
+        return True
+
+    _within(timeout_s, send)
+
+
+def run_codex_notify(argv: list[str], env: Mapping[str, str] | None = None) -> int:
+    """Codex's ``notify`` program: the event JSON is the last argument. Reports it to
+    task state; prints nothing, exits 0 whatever happens."""
+    env = os.environ if env is None else env
+    token = env.get("DOSE_MEM_TOKEN", "")
+    try:
+        event = json.loads(argv[-1]) if argv else None
+    except ValueError:
+        return 0
+    if not token or not isinstance(event, dict):
+        return 0
+    url = env.get("DOSE_MEM_URL") or DEFAULT_URL
+    timeout_s = _timeout(env, None)
+    body = task_report("codex", event, str(event.get("type") or "notify"))
+    _within(timeout_s, lambda: post_json(url, token, "/v1/tasks/events", body, timeout_s))
+    return 0
+
+
+def codex_notify(argv: list[str]) -> None:
+    with contextlib.suppress(Exception):
+        run_codex_notify(argv)
+
+
+def _timeout(env: Mapping[str, str], given: float | None) -> float:
+    if given is not None:
+        return given
+    try:
+        return float(env.get("DOSE_MEM_HOOK_TIMEOUT", DEFAULT_TIMEOUT_S))
+    except ValueError:
+        return DEFAULT_TIMEOUT_S
+
+
 def claude_code_output(text: str) -> str:
     output = {"hookEventName": CLAUDE_CODE_EVENT, "additionalContext": text}
     return json.dumps({"hookSpecificOutput": output}, ensure_ascii=False)
@@ -98,48 +201,64 @@ def run_claude_code(
     env: Mapping[str, str] | None = None,
     *,
     timeout_s: float | None = None,
+    agent: str = "claude-code",
 ) -> int:
-    """Read the hook event, ask the service, print hookSpecificOutput if memory came back.
+    """One command for every hook event, told apart by ``hook_event_name``:
+    ``UserPromptSubmit`` asks the service and prints hookSpecificOutput if memory came
+    back; ``PostToolUse``, ``Stop``, ``SubagentStop`` and ``SessionEnd`` report to task
+    state and print nothing. Codex's hooks send the same shapes (``agent="codex"``).
 
     The whole exchange runs under one deadline in a daemon thread: a socket timeout bounds
     each blocking call separately, while the agent needs a bound on the sum.
     """
     env = os.environ if env is None else env
     token = env.get("DOSE_MEM_TOKEN", "")
-    if timeout_s is None:
-        try:
-            timeout_s = float(env.get("DOSE_MEM_HOOK_TIMEOUT", DEFAULT_TIMEOUT_S))
-        except ValueError:
-            timeout_s = DEFAULT_TIMEOUT_S
+    timeout_s = _timeout(env, timeout_s)
     try:
         event = json.loads(stdin.read())
     except (ValueError, OSError):
         return 0
     if not token or not isinstance(event, dict):
         return 0
+    url = env.get("DOSE_MEM_URL") or DEFAULT_URL
+    name = event.get("hook_event_name")
+    if name in TASK_EVENTS:
+        _report_event(agent, event, name, url, token, timeout_s)
+        return 0
     body = recall_request(event, turn=1)
     if body is None:
         return 0
-    body["turn"] = next_turn(_default_state_file(env), body["session_id"])
-    url = env.get("DOSE_MEM_URL") or DEFAULT_URL
-    found: list[str] = []
-
-    def ask() -> None:
-        try:
-            found.append(fetch_recall(url, token, body, timeout_s))
-        except (OSError, ValueError, AttributeError):  # URLError and timeouts are OSErrors
-            return
-
-    worker = threading.Thread(target=ask, daemon=True)
-    worker.start()
-    worker.join(timeout_s)
-    if found and found[0]:
-        stdout.write(claude_code_output(found[0]) + "\n")
+    body["turn"] = next_turn(_default_state_file(env, agent), body["session_id"])
+    text = _within(timeout_s, lambda: fetch_recall(url, token, body, timeout_s))
+    if text:
+        stdout.write(claude_code_output(text) + "\n")
         stdout.flush()
     return 0
 
 
-def claude_code_hook(timeout_s: float | None = None) -> None:
+def claude_code_hook(timeout_s: float | None = None, agent: str = "claude-code") -> None:
     """The command's body: stdin/stdout of this process, and not even a bug may escape."""
     with contextlib.suppress(Exception):
-        run_claude_code(sys.stdin, sys.stdout, timeout_s=timeout_s)
+        run_claude_code(sys.stdin, sys.stdout, timeout_s=timeout_s, agent=agent)
+
+
+USAGE = """usage: python3 dose_mem_hook.py claude-code | codex | notify-codex EVENT_JSON
+Reads DOSE_MEM_URL and DOSE_MEM_TOKEN; prints only what the agent should inject."""
+
+
+def main(argv: list[str]) -> int:
+    """The file run on its own (``GET /v1/client/dose_mem_hook.py``, for machines without
+    dose-mem): the same commands as ``dose-mem hook claude-code|codex`` and
+    ``dose-mem notify codex``. Exits 0 whatever happens, except for a usage error."""
+    if argv[:1] in (["claude-code"], ["codex"]):
+        claude_code_hook(agent=argv[0])
+        return 0
+    if argv[:1] == ["notify-codex"]:
+        codex_notify(argv[1:])
+        return 0
+    sys.stderr.write(USAGE + "\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,4 +1,5 @@
-"""The MCP face of the read path: ``memory_search``, ``memory_read`` and ``memory_recall``.
+"""The MCP face of the read path: ``memory_search``, ``memory_read``, ``memory_recall``,
+and ``task_update`` for task state (docs/tasks.md).
 
 The tools call ``RecallEngine`` in-process (never the HTTP service), so they obey exactly
 the same token and profile rules. Who is asking depends on the transport:
@@ -25,6 +26,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from memory_repo.errors import DoseMemError, MalformedCard, UnknownItem
+from memory_repo.tasks.extract import Report, UnknownTask
+from memory_repo.tasks.model import TaskStatus
 from profiles.model import Profile
 from recall_api.deps import Services
 from recall_api.engine import item_view
@@ -45,7 +48,9 @@ from recall_api.tokens import TokenStore
 INSTRUCTIONS = (
     "dose-mem is the user's shared memory across agents. Relevant memory is often injected "
     "for you already; call memory_search when you need something that was not, and "
-    "memory_read with an id (from a search hit or an injected link) for the full text."
+    "memory_read with an id (from a search hit or an injected link) for the full text. "
+    "When you start or finish long-running work (a training run, a PR, a job), call "
+    "task_update so the user's other agents can say whether it is done."
 )
 
 
@@ -197,5 +202,53 @@ def build_server(
             prompt=prompt, session_id=session_id, turn=turn, cwd=cwd, project=project
         )
         return engine.recall(who, request).model_dump(mode="json")
+
+    @server.tool()
+    def task_update(
+        title: Annotated[
+            str | None, Field(max_length=300, description="Starts a task (omit with task).")
+        ] = None,
+        task: Annotated[
+            str | None, Field(max_length=128, description="Id of the task to update.")
+        ] = None,
+        status: Annotated[
+            TaskStatus | None, Field(description="New status, if it changed.")
+        ] = None,
+        result: Annotated[
+            str | None, Field(max_length=2000, description="Last known result, verbatim.")
+        ] = None,
+        next_step: Annotated[str | None, Field(max_length=2000)] = None,
+        cwd: CwdPath | None = None,
+        command: Annotated[str | None, Field(max_length=2000)] = None,
+        log_path: Annotated[str | None, Field(max_length=1024)] = None,
+        links: Annotated[list[str] | None, Field(max_length=20)] = None,
+    ) -> dict[str, Any]:
+        """Report work in flight so every agent can answer "is it done?": start a task
+        (title, and cwd for its project) or update one by id (status: running, waiting,
+        blocked, done, failed, abandoned; result quoted as it is). Returns the task id."""
+        svc = opened()
+        who, engine = _caller(svc, identity), svc.engine
+        if engine.tasks is None:
+            raise ToolError("task state is not enabled in this service")
+        if not (title or task):
+            raise ToolError("give a title to start a task, or a task id to update one")
+        report = Report(
+            source="mcp",
+            event="task_update",
+            title=title,
+            task=task,
+            status=status,
+            result=result,
+            next_step=next_step,
+            cwd=cwd,
+            command=command,
+            log_path=log_path,
+            links=links or [],
+        )
+        try:
+            events = engine.tasks.accept(report, who, engine.registry)
+        except (UnknownTask, PermissionError) as exc:
+            raise ToolError(str(exc)) from exc
+        return {"tasks": [e.task for e in events], "status": [e.status for e in events]}
 
     return server

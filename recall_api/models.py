@@ -77,6 +77,8 @@ class Reason(StrEnum):
     not_triggered = "not_triggered"
     out_of_scope = "out_of_scope"
     below_threshold = "below_threshold"
+    # A status question that names no task this token may see (docs/tasks.md).
+    no_task = "no_task"
 
 
 class InjectedItem(BaseModel):

@@ -18,6 +18,7 @@ NAMES = (
     "search",
     "serve",
     "sessions",
+    "tasks",
     "token",
 )
 

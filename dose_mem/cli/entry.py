@@ -2,8 +2,8 @@
 
 Loading the full CLI imports every command (the index, LanceDB, Prefect) and takes
 seconds; a hook runs on every prompt under a 2 s budget, so ``dose-mem hook claude-code``
-is dispatched here with only the standard library imported, and ``dose-mem serve`` with
-only the serve command.
+(``hook codex``, and Codex's ``dose-mem notify codex``) is dispatched here with only the
+standard library imported, and ``dose-mem serve`` with only the serve command.
 """
 
 from __future__ import annotations
@@ -23,14 +23,19 @@ def _hook_timeout(args: list[str]) -> float | None:
 
 def main() -> None:
     args = sys.argv[1:]
-    if args[:2] == ["hook", "claude-code"] and "--help" not in args:
+    if args[:2] in (["hook", "claude-code"], ["hook", "codex"]) and "--help" not in args:
         from recall_api.hooks import claude_code_hook
 
         try:
             timeout = _hook_timeout(args[2:])
         except ValueError:
             timeout = None
-        claude_code_hook(timeout)
+        claude_code_hook(timeout, agent=args[1])
+        sys.exit(0)
+    if args[:2] == ["notify", "codex"] and "--help" not in args:
+        from recall_api.hooks import codex_notify
+
+        codex_notify(args[2:])
         sys.exit(0)
     if _command(args) == "serve":
         # The service imports only what it serves with: the full CLI pulls in the LLM

@@ -4,9 +4,14 @@ Written against ``agent/memory_provider.py`` of NousResearch/hermes-agent: an ab
 ``MemoryProvider`` with ``name``, ``is_available()``, ``initialize(session_id, **kwargs)``,
 ``get_tool_schemas()`` (abstract), plus the optional ``prefetch(query, *, session_id)``,
 ``on_turn_start(turn_number, message, **kwargs)``, ``handle_tool_call``,
-``on_session_end(messages)`` and ``shutdown()``. Hermes calls ``prefetch`` before every
-model call and injects the returned text; it is a blocking call on the turn's path, so
-it has a short timeout and every failure returns "" (no memory, never an error).
+``sync_turn(user_content, assistant_content, *, session_id, messages)``,
+``on_session_end(messages)``, ``on_delegation(task, result, *, child_session_id)`` and
+``shutdown()``. ``sync_turn``, ``on_delegation`` and ``on_session_end`` report to task
+state (docs/tasks.md): the turn's shell commands (Hermes' ``terminal`` tool) and the
+assistant's last message, and a delegated task as finished with its result. Hermes
+calls ``prefetch`` before every model call and injects the returned text; it is a
+blocking call on the turn's path, so it has a short timeout and every failure returns ""
+(no memory, never an error).
 
 When Hermes itself is importable the class subclasses its ``MemoryProvider``; otherwise it
 stands alone with the same methods, so it can be tested and used without Hermes.
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import uuid
 from typing import Any
 
@@ -64,6 +70,7 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
         self.cwd: str | None = None
         self.last_result: dict[str, Any] | None = None
         self._host_counts_turns = False
+        self._pending: list[threading.Thread] = []
 
     # -- Hermes lifecycle ---------------------------------------------------------------
     @property
@@ -137,11 +144,82 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
             for m in messages
         )
         self._post("/v1/sessions", {"format": "hermes", "transcript": "\n".join(lines) + "\n"})
+        last = next(
+            (m.get("content") for m in reversed(messages) if m.get("role") == "assistant"), None
+        )
+        if isinstance(last, str) and last.strip():
+            report = self._report("on_session_end", {"last_assistant_message": last})
+            report["payload"]["session_id"] = self.session_id
+            self._post("/v1/tasks/events", report)
+
+    def sync_turn(
+        self,
+        user_content: str,
+        assistant_content: str,
+        *,
+        session_id: str = "",
+        messages: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """Report the turn to task state, in the background (Hermes asks for no
+        latency here): each shell command of the turn, then the assistant's answer."""
+        session = session_id or self.session_id or "hermes"
+        reports = [
+            self._report("sync_turn", {"tool_input": {"command": command}, "tool_response": out})
+            for command, out in _turn_commands(messages or [])
+        ]
+        if assistant_content.strip():
+            reports.append(self._report("sync_turn", {"last_assistant_message": assistant_content}))
+        for report in reports:
+            report["payload"]["session_id"] = session
+        self._background(reports)
+
+    def on_delegation(
+        self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any
+    ) -> None:
+        """A subagent came back: its task is a finished task, its answer the result."""
+        if not task.strip():
+            return
+        report: dict[str, Any] = {
+            "source": "hermes",
+            "event": "on_delegation",
+            "title": task.strip()[:300],
+            "status": "done",
+            "result": result.strip()[:300] or None,
+            "session": child_session_id or None,
+        }
+        if self.cwd:
+            report["cwd"] = self.cwd
+        self._background([report])
+
+    def wait(self, timeout_s: float | None = None) -> None:
+        """Block until background reports are sent (tests, shutdown)."""
+        for thread in self._pending:
+            thread.join(timeout_s if timeout_s is not None else self.timeout_s * 4)
+        self._pending = [t for t in self._pending if t.is_alive()]
 
     def shutdown(self) -> None:
+        self.wait()
         if self._client is not None:
             self._client.close()
             self._client = None
+
+    # -- task reports ---------------------------------------------------------------------
+    def _report(self, event: str, payload: dict[str, Any]) -> dict[str, Any]:
+        if self.cwd:
+            payload = {"cwd": self.cwd, **payload}
+        return {"source": "hermes", "event": event, "payload": payload}
+
+    def _background(self, reports: list[dict[str, Any]]) -> None:
+        if not reports or not self.token:
+            return
+
+        def send() -> None:
+            for report in reports:
+                self._post("/v1/tasks/events", report)
+
+        thread = threading.Thread(target=send, name="dose-mem-report", daemon=True)
+        thread.start()
+        self._pending = [t for t in self._pending if t.is_alive()] + [thread]
 
     # -- transport ----------------------------------------------------------------------
     def _http(self) -> httpx.Client:
@@ -161,3 +239,29 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
         except (httpx.HTTPError, ValueError):
             return None
         return data if isinstance(data, dict) else None
+
+
+def _turn_commands(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(command, output) of each ``terminal`` tool call since the last user message, in
+    Hermes' OpenAI-style message list."""
+    start = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    outputs = {
+        m.get("tool_call_id"): m.get("content")
+        for m in messages[start + 1 :]
+        if m.get("role") == "tool"
+    }
+    found: list[tuple[str, str]] = []
+    for message in messages[start + 1 :]:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            if function.get("name") != "terminal":
+                continue
+            try:
+                args = json.loads(function.get("arguments") or "{}")
+            except ValueError:
+                continue
+            command = args.get("command") if isinstance(args, dict) else None
+            if isinstance(command, str) and command.strip():
+                out = outputs.get(call.get("id"))
+                found.append((command, out[-4000:] if isinstance(out, str) else ""))
+    return found

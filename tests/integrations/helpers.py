@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import socket
 import threading
@@ -48,3 +49,19 @@ class LiveServer:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+
+
+T0 = dt.datetime(2026, 12, 4, 14, 2, tzinfo=dt.UTC)
+
+
+class Clock:
+    """A settable clock for a service's task board."""
+
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += dt.timedelta(**delta)

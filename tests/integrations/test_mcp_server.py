@@ -47,6 +47,7 @@ def test_stdio_session_lists_tools_searches_reads_and_recalls(
                 "memory_search",
                 "memory_read",
                 "memory_recall",
+                "task_update",
             }
             found = await client.call_tool(
                 "memory_search", {"query": "uv Python environment", "k": 5}
@@ -72,6 +73,31 @@ def test_stdio_session_lists_tools_searches_reads_and_recalls(
                 "memory_search", {"query": "TabSense annotation guidelines", "project": "tabsense"}
             )
             assert outside.structured_content["hits"] == []
+
+            started = await client.call_tool(
+                "task_update", {"title": "Benchmark gridfix on 500 PDFs", "cwd": TABLEKIT_CWD}
+            )
+            (task,) = started.structured_content["tasks"]
+            finished = await client.call_tool(
+                "task_update", {"task": task, "status": "done", "result": "gridfix: 0.94 F1"}
+            )
+            assert finished.structured_content["status"] == ["done"]
+            asked = await client.call_tool(
+                "memory_recall",
+                {
+                    "prompt": "is the gridfix benchmark done?",
+                    "session_id": "mcp-1",
+                    "turn": 2,
+                    "cwd": TABLEKIT_CWD,
+                },
+            )
+            answer = asked.structured_content
+            assert [i["id"] for i in answer["items"]] == [task]
+            assert '"gridfix: 0.94 F1"' in answer["text"]
+            elsewhere = await client.call_tool(
+                "task_update", {"title": "sneak", "cwd": "/home/demo/research/tabsense"}
+            )
+            assert elsewhere.is_error  # a project the token may not see
 
     anyio.run(session)
 

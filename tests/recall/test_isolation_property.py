@@ -2,8 +2,10 @@
 
 Hypothesis draws whole memories (registry, projects of both kinds and statuses, cards of
 every type with supersedes links), builds a real index for each, then fires random
-recalls and searches at it. No item may come from a project outside the token's set or
-outside the profile's scope, and injected text never exceeds the profile's budget.
+recalls and searches at it, with tasks in flight in every project (and outside any) and
+status questions among the prompts. No card or task may come from a project outside the
+token's set or outside the profile's scope, and injected text never exceeds the
+profile's budget.
 """
 
 from __future__ import annotations
@@ -21,9 +23,13 @@ from memory_repo.index.build import rebuild
 from memory_repo.index.embedders import Embedder, make_embedder
 from memory_repo.models import GLOBAL, Card, CardType, ProjectKind
 from memory_repo.settings import Settings
+from memory_repo.tasks import journal
+from memory_repo.tasks.model import TaskEvent, TaskStatus
 from profiles.model import Gate, Profile, ScopeKind, load_profiles
+from recall_api.assemble import TASK_ITEM
 from recall_api.engine import RecallEngine
 from recall_api.models import Identity, RecallRequest
+from recall_api.task_board import TaskBoard
 
 WORDS = (
     "uv",
@@ -76,7 +82,11 @@ def embedder() -> Embedder:
     return make_embedder(Settings())
 
 
+STATUS = ("r3 跑完了吗？", "is it done?", "did train finish?", "eval 进度怎么样了", "PR link?")
 sentence = st.lists(st.sampled_from(WORDS), min_size=2, max_size=9).map(" ".join)
+prompts = st.one_of(
+    sentence, st.sampled_from(STATUS), st.tuples(sentence, st.sampled_from(STATUS)).map(" ".join)
+)
 
 
 @st.composite
@@ -110,7 +120,34 @@ def memories(draw: st.DrawFn) -> dict:
                 "age": draw(st.integers(0, 400)),
             }
         )
-    return {"projects": projects, "cards": cards}
+    tasks = [
+        {
+            "project": draw(st.sampled_from([None, *[p["id"] for p in projects]])),
+            "title": draw(st.sampled_from(["train.py --config r3", "eval.py", "PR: rename", "r4"])),
+            "status": draw(st.sampled_from(list(TaskStatus))),
+            "hours": draw(st.integers(0, 300)),
+        }
+        for _ in range(draw(st.integers(0, 8)))
+    ]
+    return {"projects": projects, "cards": cards, "tasks": tasks}
+
+
+def write_tasks(path: Path, tasks: list[dict]) -> None:
+    now = dt.datetime.combine(TODAY, dt.time(12), dt.UTC)
+    for n, t in enumerate(tasks):
+        journal.append(
+            path,
+            TaskEvent(
+                id=f"e{n}",
+                task=f"t{n}",
+                at=now - dt.timedelta(hours=t["hours"]),
+                agent="prop",
+                source="test",
+                project=t["project"],
+                status=t["status"],
+                title=t["title"],
+            ),
+        )
 
 
 def write_memory(root: Path, memory: dict) -> None:
@@ -162,7 +199,17 @@ def test_no_leak_and_no_overdose(tmp_path_factory, embedder, memory: dict, data)
     home = tmp_path_factory.mktemp("prop")
     write_memory(home / "memory", memory)
     rebuild(home / "memory", home / "index", embedder)
-    engine = RecallEngine(home / "memory", home / "index", PROFILES, embedder, today=lambda: TODAY)
+    write_tasks(home / "tasks.jsonl", memory["tasks"])
+    board = TaskBoard(
+        home / "tasks.jsonl",
+        stale_hours=6,
+        keep_days=7,
+        now=lambda: dt.datetime.combine(TODAY, dt.time(12), dt.UTC),
+    )
+    engine = RecallEngine(
+        home / "memory", home / "index", PROFILES, embedder, today=lambda: TODAY, tasks=board
+    )
+    task_project = {f"t{n}": t["project"] for n, t in enumerate(memory["tasks"])}
     ids = [p["id"] for p in memory["projects"]]
     kinds = {p["id"]: ProjectKind(p["kind"]) for p in memory["projects"]}
     card_project = {c["id"]: c["project"] for c in memory["cards"]}
@@ -171,7 +218,7 @@ def test_no_leak_and_no_overdose(tmp_path_factory, embedder, memory: dict, data)
         profile = random_profile(data.draw)
         who = Identity(agent="prop", profile=profile.name, projects=allowed)
         cwd = data.draw(st.sampled_from([None, "/elsewhere", *[f"/work/{i}/x" for i in ids]]))
-        prompt = data.draw(sentence)
+        prompt = data.draw(prompts)
         project = data.draw(st.sampled_from([None, *ids]))
         request = RecallRequest(
             prompt=prompt,
@@ -186,6 +233,17 @@ def test_no_leak_and_no_overdose(tmp_path_factory, embedder, memory: dict, data)
         assert result.bytes == len(result.text.encode("utf-8"))
         current = result.project
         for item in result.items:
+            if item.type == TASK_ITEM:
+                owner = task_project[item.id]
+                # a task outside every project: its own agent's (all are "prop" here)
+                # under full or personal, never under working
+                assert owner is not None or profile.scope != ScopeKind.working
+                assert owner is None or allowed is None or owner in allowed
+                if profile.scope == ScopeKind.working:
+                    assert owner == current and owner is not None
+                if profile.scope == ScopeKind.personal:
+                    assert owner is None or kinds.get(owner) == ProjectKind.personal
+                continue
             assert item.project == card_project[item.id]
             assert item.project == GLOBAL or allowed is None or item.project in allowed
             assert in_scope(profile, item.project, item.type, kinds, current), (profile, item)

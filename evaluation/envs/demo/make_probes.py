@@ -26,6 +26,7 @@ Weeks 1-2 are the dev split, weeks 3-5 the test split.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import Any
 
@@ -1649,6 +1650,568 @@ SESSIONS = [
 ]
 
 
+# ---------------------------------------------------------- week 6 (test): task state
+# Lin turned on the task-state hooks on Monday 2026-10-12 (docs/integrations.md): from then
+# on claude-code and codex report their shell commands and final messages, hermes and the
+# calendar agent report through MCP task_update. The events are TASK_EVENTS below, written
+# to task_events.jsonl; a probe sees those strictly before its own time. Earlier weeks have
+# no task events, so their "is it done yet?" turns stay what they were (no memory could
+# answer them). A T turn is a status follow-up: ``tasks`` are the keys of the tasks it needs
+# (all of them), ``[]`` when the right answer is silence (a run that never existed, another
+# project's task under a working token, a research task asked of the personal agent);
+# ``x`` are tasks that would mislead; ``trap`` names what it tests. Written before any
+# measurement; the engine was not tuned on them.
+TK, TS = "/home/lin/code/tablekit", "/home/lin/code/tabsense"
+
+
+def T(
+    prompt: str,
+    tasks: list[str],
+    *,
+    trap: str,
+    at: str,
+    x: tuple[str, ...] = (),
+    f: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    return {
+        "kind": "task",
+        "prompt": prompt,
+        "tasks": tasks,
+        "xt": list(x),
+        "trap": trap,
+        "at": at,
+        "f": list(f),
+    }
+
+
+def R6(prompt: str, at: str) -> dict[str, Any]:
+    return {**R(prompt), "at": at}
+
+
+def C6(prompt: str, at: str) -> dict[str, Any]:
+    return {**C(prompt), "at": at}
+
+
+def _at(day: str, clock: str) -> str:
+    return f"2026-10-{day}T{clock}:00+08:00"
+
+
+def _line(agent: str, at: str, report: dict[str, Any], key: str | None) -> dict[str, Any]:
+    line: dict[str, Any] = {"at": at, "agent": agent}
+    if key:
+        line["key"] = key
+    line["report"] = report
+    return line
+
+
+def bash(
+    agent: str,
+    day: str,
+    clock: str,
+    cwd: str,
+    session: str,
+    command: str,
+    stdout: str = "",
+    *,
+    key: str | None = None,
+    background: bool = False,
+) -> dict[str, Any]:
+    """A PostToolUse hook (claude-code, or codex hooks in the same layout) for one Bash call."""
+    tool_input: dict[str, Any] = {"command": command}
+    if background:
+        tool_input["run_in_background"] = True
+    payload = {
+        "session_id": session,
+        "cwd": cwd,
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": tool_input,
+        "tool_response": {"stdout": stdout, "stderr": "", "interrupted": False},
+    }
+    report = {"source": agent, "event": "PostToolUse", "payload": payload}
+    return _line(agent, _at(day, clock), report, key)
+
+
+def stop(
+    day: str,
+    clock: str,
+    cwd: str,
+    session: str,
+    message: str | None = None,
+    background_tasks: list[dict[str, str]] | None = None,
+    *,
+    key: str | None = None,
+) -> dict[str, Any]:
+    """Claude Code's Stop hook: the last message, and background_tasks where sent."""
+    payload: dict[str, Any] = {"session_id": session, "cwd": cwd, "hook_event_name": "Stop"}
+    if message:
+        payload["last_assistant_message"] = message
+    if background_tasks:
+        payload["background_tasks"] = background_tasks
+    report = {"source": "claude-code", "event": "Stop", "payload": payload}
+    return _line("claude-code", _at(day, clock), report, key)
+
+
+def notify(
+    day: str, clock: str, cwd: str, session: str, message: str, *, key: str | None = None
+) -> dict[str, Any]:
+    """Codex's notify program after a turn (agent-turn-complete)."""
+    payload = {
+        "type": "agent-turn-complete",
+        "thread-id": session,
+        "turn-id": f"{session}-{clock}",
+        "cwd": cwd,
+        "input-messages": [],
+        "last-assistant-message": message,
+    }
+    report = {"source": "codex", "event": "agent-turn-complete", "payload": payload}
+    return _line("codex", _at(day, clock), report, key)
+
+
+def mcp(
+    agent: str, day: str, clock: str, *, key: str | None = None, **fields: Any
+) -> dict[str, Any]:
+    """MCP task_update: a title starts a task; with a known key, an update of that task."""
+    report = {"source": "mcp", "event": "task_update", **fields}
+    return _line(agent, _at(day, clock), report, key)
+
+
+TRAIN_TK_R3 = "nohup uv run python train.py --config r3 > logs/r3.log 2>&1 &"
+TRAIN_TS_R3 = "nohup python train.py --config configs/r3.yaml > logs/r3.log 2>&1 &"
+TRAIN_TS_R4 = "nohup python train.py --config configs/r4.yaml > logs/r4.log 2>&1 &"
+SWEEP = "python sweep.py --grid lr > logs/sweep_lr.log 2>&1"
+EVAL_VIZNET = "sbatch -o logs/eval_viznet.out scripts/eval_viznet.sh"
+PR_URL = "https://github.com/lin/tablekit/pull/42"
+
+TASK_EVENTS = [
+    # Mon 12: tablekit benchmark (foreground, done at once), then r3 in the background.
+    bash(
+        "claude-code",
+        "12",
+        "09:04",
+        TK,
+        "claude-code-1012-0900",
+        "make bench",
+        "running 412 pages ...\nbench: 412 pages, 3.8 pages/s, cell F1 0.912\n",
+        key="tk-bench",
+    ),
+    bash(
+        "claude-code",
+        "12",
+        "09:22",
+        TK,
+        "claude-code-1012-0900",
+        TRAIN_TK_R3,
+        "[1] 48211\n",
+        key="tk-r3",
+    ),
+    # Mon 12: tabsense has an r3 too, and its log has the same relative path.
+    bash("codex", "12", "14:03", TS, "codex-1012-1400", TRAIN_TS_R3, "[1] 50123\n", key="ts-r3"),
+    bash(
+        "codex",
+        "12",
+        "18:31",
+        TS,
+        "codex-1012-1830",
+        "tail -n 2 logs/r3.log",
+        "epoch 6/20 step 1800 loss 0.412\nepoch 7/20 step 2100 loss 0.398\n",
+        key="ts-r3",
+    ),
+    # Tue 13: tablekit r3 ends; codex looks at tabsense r3 but says nothing finishing.
+    bash(
+        "claude-code",
+        "13",
+        "09:09",
+        TK,
+        "claude-code-1013-0905",
+        "tail -n 3 logs/r3.log",
+        "epoch 30/30 dev F1 0.915\nsaved checkpoints/r3/best.pt\ntraining finished\n",
+        key="tk-r3",
+    ),
+    stop(
+        "13",
+        "09:10",
+        TK,
+        "claude-code-1013-0905",
+        "r3 跑完了：dev F1 0.915，最好的 checkpoint 在 checkpoints/r3/best.pt。",
+        key="tk-r3",
+    ),
+    notify("13", "11:10", TS, "codex-1013-1100", "r3 还在跑，gpu03 上 epoch 12/20，loss 0.351。"),
+    # Tue 13: the lr sweep, started in the background and killed half an hour later.
+    bash(
+        "claude-code",
+        "13",
+        "15:07",
+        TK,
+        "claude-code-1013-1500",
+        SWEEP,
+        background=True,
+        key="tk-sweep",
+    ),
+    stop(
+        "13",
+        "15:32",
+        TK,
+        "claude-code-1013-1500",
+        "Killed the sweep; the grid was wrong.",
+        [{"id": "bash_2", "command": SWEEP, "status": "killed"}],
+        key="tk-sweep",
+    ),
+    # Tue 13: the calendar agent books the dentist (no cwd: a personal agent has none).
+    mcp(
+        "calendar",
+        "13",
+        "16:02",
+        key="home-dentist",
+        title="约周六上午的牙医（李医生）",
+        status="waiting",
+        next_step="等诊所回电确认时间",
+    ),
+    # Wed 14: a PR in tablekit; the VizNet evaluation on the tabsense cluster.
+    bash(
+        "claude-code",
+        "14",
+        "10:33",
+        TK,
+        "claude-code-1014-1000",
+        'gh pr create --title "Fix merged-cell spans in lattice mode" --body "Fixes #41"',
+        f"Creating pull request for lin:fix-merged-cells into main in lin/tablekit\n\n{PR_URL}\n",
+        key="tk-pr",
+    ),
+    bash(
+        "codex",
+        "14",
+        "14:03",
+        TS,
+        "codex-1014-1400",
+        EVAL_VIZNET,
+        "Submitted batch job 88123\n",
+        key="ts-eval",
+    ),
+    notify(
+        "14",
+        "20:05",
+        TS,
+        "codex-1014-2000",
+        "eval_viznet 失败了：gpu03 上 CUDA OOM，batch size 要减半。",
+        key="ts-eval",
+    ),
+    # Thu 15: the evaluation again (a new task, same command), r4, and an ablation by hermes.
+    bash(
+        "codex",
+        "15",
+        "10:02",
+        TS,
+        "codex-1015-1000",
+        EVAL_VIZNET,
+        "Submitted batch job 88190\n",
+        key="ts-eval2",
+    ),
+    bash("codex", "15", "10:07", TS, "codex-1015-1000", TRAIN_TS_R4, "[2] 51877\n", key="ts-r4"),
+    mcp(
+        "hermes",
+        "15",
+        "11:00",
+        key="ts-ablation",
+        title="ablation: train without GBK labels",
+        cwd=TS,
+        status="running",
+    ),
+    # r4's end is reported at the very second of the probe asking about it (not yet seen).
+    notify(
+        "15",
+        "16:00",
+        TS,
+        "codex-1015-1558",
+        "r4 finished: macro-F1 0.781 on the dev split.",
+        key="ts-r4",
+    ),
+    # Fri 16: the ablation is dropped; the clinic confirms.
+    mcp(
+        "hermes",
+        "16",
+        "09:05",
+        key="ts-ablation",
+        status="abandoned",
+        result="Prof. Li said to skip the GBK ablation for now.",
+    ),
+    mcp(
+        "calendar",
+        "16",
+        "11:30",
+        key="home-dentist",
+        status="done",
+        result="周六 10:30，李医生，牙科诊所 3 楼",
+    ),
+]
+
+TASK_SESSIONS = [
+    S(
+        "claude-code",
+        "2026-10-12 09:00",
+        project="tablekit",
+        turns=[
+            R6("run the benchmark on the 400-page set", "09:00"),
+            T("benchmark finished?", ["tk-bench"], trap="just_finished", at="09:06"),
+            R6("now start r3 training in the background, log to logs/r3.log", "09:20"),
+            T("still running?", ["tk-r3"], trap="unnamed", at="09:30"),
+            R6("while it trains, add a test for the lattice fallback", "09:35"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-12 13:30",
+        turns=[
+            C6("中午好", "13:30"),
+            T(
+                "tablekit 的 benchmark 跑完了吗？结果怎么样",
+                ["tk-bench"],
+                trap="finished_hours_ago",
+                at="13:32",
+            ),
+            C6("不错，比上周好", "13:36"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-10-12 14:00",
+        project="tabsense",
+        turns=[
+            R6("把 r3 的配置改成 lr 3e-4，然后后台开训", "14:00"),
+            R6("顺便把 VizNet loader 的单测补上", "14:10"),
+            T("r3 跑起来了吗？", ["ts-r3"], trap="phrasing", at="14:20"),
+            T("tablekit 的 benchmark 跑完了吗？", [], trap="other_project", at="14:25"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-12 16:00",
+        turns=[
+            T(
+                "tabsense 的 r3 进度怎么样了？",
+                ["ts-r3"],
+                x=("tk-r3",),
+                trap="two_projects",
+                at="16:00",
+            ),
+            C6("好，晚上再看", "16:03"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-10-12 18:30",
+        project="tabsense",
+        turns=[
+            R6("tail 一下 r3 的日志", "18:30"),
+            T("还在跑吧？loss 降得怎么样", ["ts-r3"], trap="unnamed", at="18:35"),
+        ],
+    ),
+    S(
+        "claude-code",
+        "2026-10-13 09:05",
+        project="tablekit",
+        turns=[
+            T("r3 跑完了吗？", ["tk-r3"], trap="stale", at="09:05"),
+            R6("看一下 logs/r3.log 最后几行", "09:08"),
+            R6("把 r3 的结果写进 RESULTS.md", "09:14"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-13 09:40",
+        turns=[
+            T("r3 跑完了吗？", ["tk-r3", "ts-r3"], trap="two_projects", at="09:40"),
+            T("tabsense 的 r3 还在跑吗？", ["ts-r3"], x=("tk-r3",), trap="stale", at="09:45"),
+            C6("好的", "09:48"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-10-13 11:00",
+        project="tabsense",
+        turns=[
+            T("is r3 still running?", ["ts-r3"], trap="stale", at="11:00"),
+            R6("去 gpu03 上 nvidia-smi 看一下", "11:05"),
+        ],
+    ),
+    S(
+        "claude-code",
+        "2026-10-13 15:00",
+        project="tablekit",
+        turns=[
+            T("r3 done?", ["tk-r3"], trap="finished_hours_ago", at="15:00"),
+            R6("start the lr sweep in the background: python sweep.py --grid lr", "15:05"),
+            R6("actually the grid is wrong, kill the sweep", "15:30"),
+            R6("fix the grid in sweep.py: 1e-4 to 1e-3, five points", "15:34"),
+        ],
+    ),
+    S(
+        "calendar",
+        "2026-10-13 16:00",
+        turns=[
+            R6("周六上午帮我约一下李医生的牙科", "16:00"),
+            C6("好的谢谢", "16:03"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-13 20:00",
+        turns=[
+            T("tablekit 的 lr sweep 跑完了吗？", ["tk-sweep"], trap="abandoned", at="20:00"),
+        ],
+    ),
+    S(
+        "claude-code",
+        "2026-10-14 10:00",
+        project="tablekit",
+        turns=[
+            T("is the sweep done?", ["tk-sweep"], trap="abandoned", at="10:00"),
+            R6("leave it for now. Rename Cell.span to Cell.extent", "10:04"),
+            R6("open a PR for the merged-cell fix", "10:30"),
+            T("PR link?", ["tk-pr"], trap="pr_link", at="10:40"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-10-14 14:00",
+        project="tabsense",
+        turns=[
+            R6("把 VizNet 的评测提交到集群上", "14:00"),
+            T("eval_viznet 的进度怎么样？", ["ts-eval"], trap="running", at="14:30"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-14 16:00",
+        turns=[
+            T("tablekit 的 PR 链接发我一下", ["tk-pr"], trap="pr_link", at="16:00"),
+            T("where are we on the VizNet eval?", ["ts-eval"], trap="running", at="16:05"),
+            T("any news on the viznet eval?", ["ts-eval"], trap="phrasing", at="16:10"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-15 09:30",
+        turns=[
+            T("viznet 的 eval 结果出来了吗？", ["ts-eval"], trap="failed", at="09:30"),
+            T("r9 跑完了吗？", [], trap="never_existed", at="09:35"),
+            C6("那先这样", "09:38"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-10-15 10:00",
+        project="tabsense",
+        turns=[
+            R6("batch size 减半，重新提交 eval", "10:00"),
+            R6("同时用 r4 配置后台开训", "10:05"),
+            T("都还在跑吧？", ["ts-eval2", "ts-r4"], trap="unnamed", at="10:15"),
+            T("test_grid 的结果出来了吗？", [], trap="never_existed", at="10:20"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-10-15 16:00",
+        project="tabsense",
+        turns=[
+            T("r4 跑完了吗？", ["ts-r4"], trap="same_second", at="16:00"),
+            R6("看看 r4 日志最后一行", "16:02"),
+            T("r4 finished?", ["ts-r4"], trap="just_finished", at="16:04"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-15 16:30",
+        turns=[
+            T(
+                "tabsense 的 r4 和 eval 都跑完了吗？",
+                ["ts-r4", "ts-eval2"],
+                trap="retry",
+                at="16:30",
+            ),
+        ],
+    ),
+    S(
+        "claude-code",
+        "2026-10-15 18:00",
+        project="tablekit",
+        turns=[
+            T("tabsense 那边的 r4 跑完了吗？", [], trap="other_project", at="18:00"),
+            T("is the viznet eval done?", [], trap="other_project", at="18:03"),
+            R6("bump the version to 0.4.1", "18:06"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-15 20:00",
+        turns=[
+            T("GBK ablation 什么状态？", ["ts-ablation"], trap="stale", at="20:00"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-10-16 10:00",
+        project="tabsense",
+        turns=[
+            T("ablation 跑完了吗？", ["ts-ablation"], trap="abandoned", at="10:00"),
+            R6("把 GBK 标签的清洗脚本删掉", "10:05"),
+        ],
+    ),
+    S(
+        "claude-code",
+        "2026-10-16 14:00",
+        project="tablekit",
+        turns=[
+            R6("the PR got a review comment about the test name, fix it and push", "14:00"),
+            T("where are we on the PR?", ["tk-pr"], trap="waiting", at="14:05"),
+            T("is r7 done?", [], trap="never_existed", at="14:10"),
+        ],
+    ),
+    S(
+        "calendar",
+        "2026-10-16 18:00",
+        turns=[
+            T("牙医预约好了吗？", ["home-dentist"], trap="personal", at="18:00"),
+            T("训练跑完了吗？", [], trap="personal", at="18:05"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-16 18:30",
+        turns=[
+            T("牙医约好了没？", ["home-dentist"], trap="personal", at="18:30"),
+        ],
+    ),
+    S(
+        "hermes",
+        "2026-10-17 10:00",
+        turns=[
+            T("数据增强那个实验跑完了吗？", [], trap="never_existed", at="10:00"),
+            T("hanzi-ocr 的重训练跑完了吗？", [], trap="never_existed", at="10:03"),
+            T("where are we on the v2 annotation export?", [], trap="never_existed", at="10:06"),
+            T("is eval-7 finished?", [], trap="never_existed", at="10:09"),
+        ],
+    ),
+    S(
+        "claude-code",
+        "2026-10-18 20:00",
+        project="tablekit",
+        turns=[
+            T("r3 finished?", ["tk-r3"], trap="finished_days_ago", at="20:00"),
+        ],
+    ),
+    S(
+        "codex",
+        "2026-10-18 21:00",
+        project="tabsense",
+        turns=[
+            T("r3 还在跑吗？", ["ts-r3"], trap="stale", at="21:00"),
+        ],
+    ),
+]
+SESSIONS.extend(TASK_SESSIONS)
+
+
 def build() -> list[Probe]:
     probes: list[Probe] = []
     for number, session in enumerate(SESSIONS, 1):
@@ -1658,18 +2221,24 @@ def build() -> list[Probe]:
         turns = session["turns"]
         at = start
         for i, turn in enumerate(turns):
+            if "at" in turn:  # week 6: each turn's own clock time, next to the task events
+                at = dt.datetime.combine(start.date(), dt.time.fromisoformat(turn["at"]), TZ)
             later = [t["prompt"] for t in turns[i + 1 :]]
             kind = turn["kind"]
             tags = [kind, *turn.get("tags", [])]
             if (lang := lang_tag(turn)) is not None:
                 tags.append(lang)
-            if agent in CODING and kind == "status":
+            if kind == "task":
+                tags.append(f"trap:{turn['trap']}")
+            if agent in CODING and (kind == "status" or (kind == "task" and not turn["tasks"])):
                 tags.append("routine")  # "is it done yet?" is routine for a coding agent
             gold = Gold(
-                needs_memory=kind == "memory",
+                needs_memory=kind == "memory" or bool(turn.get("tasks")),
                 necessary=turn.get("n", []),
                 helpful=turn.get("h", []),
                 harmful=turn.get("x", []),
+                necessary_tasks=turn.get("tasks"),
+                harmful_tasks=turn.get("xt") or None,
             )
             probes.append(
                 Probe(
@@ -1692,8 +2261,18 @@ def build() -> list[Probe]:
     return probes
 
 
+def write_task_events(path: Path) -> int:
+    lines = sorted(TASK_EVENTS, key=lambda e: e["at"])
+    path.write_text(
+        "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in lines), encoding="utf-8"
+    )
+    return len(lines)
+
+
 if __name__ == "__main__":
     out = Path(__file__).with_name("probes.jsonl")
     made = build()
     dump_probes(made, out)
     print(f"wrote {len(made)} probes to {out}")
+    events = write_task_events(Path(__file__).with_name("task_events.jsonl"))
+    print(f"wrote {events} task events")

@@ -1,0 +1,1 @@
+"""Task state: units of work in flight, told by agents' events (docs/tasks.md)."""

@@ -1,0 +1,228 @@
+/*
+ * dose-mem for the Pi coding agent (github.com/badlogic/pi-mono, packages/coding-agent).
+ *
+ * Before each prompt it asks the recall service what this agent should remember
+ * (POST /v1/recall) and adds the answer to the turn as a hidden custom message; after a
+ * bash command and at the end of each prompt it reports to task state
+ * (POST /v1/tasks/events). Every failure is silent: the agent carries on without memory.
+ *
+ * Install: copy this file to ~/.pi/agent/extensions/dose-mem.ts (all projects) or
+ * .pi/extensions/dose-mem.ts (one project), or list its path under "extensions" in
+ * settings.json; try it once with `pi -e ./dose-mem.ts`. Then set
+ *   DOSE_MEM_TOKEN         a token from `dose-mem token issue` (without it: does nothing)
+ *   DOSE_MEM_URL           default http://127.0.0.1:8765
+ *   DOSE_MEM_HOOK_TIMEOUT  seconds per call, default 2
+ *
+ * Plain TypeScript that Node >= 22.18 runs by type stripping and Pi loads with jiti:
+ * only erasable annotations, and nothing imported but Node built-ins.
+ *
+ * The Pi extension API this relies on, as read in pi-mono (commit 83378aad, 2026-03-15):
+ *
+ *   packages/coding-agent/docs/extensions.md
+ *     - the module's default export is `function (pi: ExtensionAPI)`, called once on load;
+ *       extensions are auto-discovered from ~/.pi/agent/extensions/*.ts and
+ *       .pi/extensions/*.ts, or listed in settings.json "extensions".
+ *     - pi.on(name, async (event, ctx) => result), ctx: ExtensionContext.
+ *   packages/coding-agent/src/core/extensions/types.ts
+ *     - ExtensionContext.cwd: string; ExtensionContext.sessionManager:
+ *       ReadonlySessionManager, whose getSessionId(): string
+ *       (packages/coding-agent/src/core/session-manager.ts).
+ *     - BeforeAgentStartEvent { type: "before_agent_start", prompt: string,
+ *       images?: ImageContent[], systemPrompt: string }.
+ *     - BeforeAgentStartEventResult { message?: { customType, content: string |
+ *       (TextContent | ImageContent)[], display: boolean, details? }, systemPrompt?: string }.
+ *       The message is stored in the session and sent to the LLM as a user message
+ *       (agent-session.ts, messages.ts convertToLlm "custom"); display: false keeps it
+ *       out of the TUI. `systemPrompt` would last one prompt only (Pi resets it to the
+ *       base prompt on the next one), so recalled memory goes in a message: like Claude
+ *       Code's additionalContext it stays in the conversation after the turn it came on.
+ *     - ToolExecutionStartEvent { toolCallId, toolName, args }.
+ *     - ToolExecutionEndEvent { toolCallId, toolName, result, isError } -- no args, so
+ *       they are kept from tool_execution_start by toolCallId (event.args is still read
+ *       first, should a version send it). result is the tool's AgentToolResult
+ *       { content: (TextContent | ImageContent)[], details } (packages/agent/src/agent-loop.ts;
+ *       bash: packages/coding-agent/src/core/tools/bash.ts), TextContent { type: "text", text }.
+ *     - AgentEndEvent { type: "agent_end", messages: AgentMessage[] }; an assistant one is
+ *       { role: "assistant", content: (TextContent | ThinkingContent | ToolCall)[] }
+ *       (packages/ai/src/types.ts AssistantMessage).
+ *     - Handler errors are caught by Pi's runner (runner.ts), but none leave this file.
+ */
+
+import { randomUUID } from "node:crypto";
+
+const DEFAULT_URL = "http://127.0.0.1:8765";
+const DEFAULT_TIMEOUT_S = 2;
+const OUTPUT_TAIL = 4000;
+const MAX_PENDING_TOOLS = 200;
+const REPORTED_TOOLS = new Set(["bash"]);
+
+// The few shapes of Pi's API used here (see above); Pi's own types are not imported.
+type Handler = (event: any, ctx: Ctx | undefined) => unknown;
+interface PiLike {
+	on(event: string, handler: Handler): void;
+}
+interface Ctx {
+	cwd?: string;
+	sessionManager?: { getSessionId?: () => string };
+}
+interface Config {
+	url: string;
+	token: string;
+	timeoutMs: number;
+}
+interface InjectedMessage {
+	message: { customType: string; content: string; display: boolean };
+}
+
+function readConfig(env: Record<string, string | undefined>): Config | undefined {
+	const token = (env.DOSE_MEM_TOKEN ?? "").trim();
+	if (!token) return undefined;
+	const url = (env.DOSE_MEM_URL ?? "").trim().replace(/\/+$/, "") || DEFAULT_URL;
+	const seconds = Number.parseFloat(env.DOSE_MEM_HOOK_TIMEOUT ?? "");
+	const timeoutS = Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_TIMEOUT_S;
+	return { url, token, timeoutMs: timeoutS * 1000 };
+}
+
+/** POST JSON and parse the answer; undefined on any failure, never later than the timeout. */
+async function postJson(config: Config, path: string, body: unknown): Promise<any> {
+	const controller = new AbortController();
+	const timer = setTimeout(() => controller.abort(), config.timeoutMs);
+	try {
+		const response = await fetch(config.url + path, {
+			method: "POST",
+			headers: {
+				Authorization: `Bearer ${config.token}`,
+				"Content-Type": "application/json",
+			},
+			body: JSON.stringify(body),
+			signal: controller.signal,
+		});
+		if (!response.ok) {
+			await response.body?.cancel().catch(() => {});
+			return undefined;
+		}
+		return await response.json(); // the body is read under the same deadline
+	} catch {
+		return undefined;
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+/** The text parts of a message's or tool result's content, joined. */
+function textOf(content: unknown): string {
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return "";
+	const parts: string[] = [];
+	for (const part of content) {
+		if (part && part.type === "text" && typeof part.text === "string") parts.push(part.text);
+	}
+	return parts.join("\n");
+}
+
+function resultText(result: unknown): string {
+	if (typeof result === "string") return result;
+	if (result && typeof result === "object") return textOf((result as { content?: unknown }).content);
+	return "";
+}
+
+function lastAssistantText(messages: unknown): string {
+	if (!Array.isArray(messages)) return "";
+	for (let i = messages.length - 1; i >= 0; i--) {
+		const message = messages[i];
+		if (message && message.role === "assistant") return textOf(message.content).trim();
+	}
+	return "";
+}
+
+export default function doseMem(pi: PiLike): void {
+	const config = readConfig(process.env);
+	if (!config) return; // no token: stay out of the way entirely
+	const processSession = `pi-${randomUUID()}`;
+	const turns = new Map<string, number>();
+	const toolArgs = new Map<string, unknown>();
+
+	const sessionOf = (ctx: Ctx | undefined): string => {
+		try {
+			const id = ctx?.sessionManager?.getSessionId?.();
+			if (typeof id === "string" && id) return id;
+		} catch {
+			// an ephemeral or odd session manager: fall back to this process's id
+		}
+		return processSession;
+	};
+	const cwdOf = (ctx: Ctx | undefined): string =>
+		typeof ctx?.cwd === "string" && ctx.cwd ? ctx.cwd : process.cwd();
+	const report = async (event: string, payload: Record<string, unknown>): Promise<void> => {
+		await postJson(config, "/v1/tasks/events", { source: "pi", event, payload });
+	};
+
+	pi.on("before_agent_start", async (event, ctx): Promise<InjectedMessage | undefined> => {
+		try {
+			const prompt = event?.prompt;
+			if (typeof prompt !== "string" || !prompt.trim()) return undefined;
+			const session = sessionOf(ctx);
+			const turn = (turns.get(session) ?? 0) + 1;
+			turns.delete(session); // re-inserted last: insertion order doubles as recency
+			turns.set(session, turn);
+			if (turns.size > 500) turns.delete(turns.keys().next().value as string);
+			const answer = await postJson(config, "/v1/recall", {
+				prompt,
+				session_id: session,
+				turn,
+				cwd: cwdOf(ctx),
+			});
+			const text = answer?.injected === true ? answer.text : undefined;
+			if (typeof text !== "string" || !text.trim()) return undefined;
+			return { message: { customType: "dose-mem", content: text, display: false } };
+		} catch {
+			return undefined;
+		}
+	});
+
+	pi.on("tool_execution_start", (event) => {
+		try {
+			if (!REPORTED_TOOLS.has(event?.toolName) || typeof event.toolCallId !== "string") return;
+			toolArgs.set(event.toolCallId, event.args);
+			if (toolArgs.size > MAX_PENDING_TOOLS) toolArgs.delete(toolArgs.keys().next().value as string);
+		} catch {
+			// nothing to keep
+		}
+	});
+
+	pi.on("tool_execution_end", async (event, ctx): Promise<undefined> => {
+		try {
+			const id = event?.toolCallId;
+			const started = typeof id === "string" ? toolArgs.get(id) : undefined;
+			if (typeof id === "string") toolArgs.delete(id);
+			if (!REPORTED_TOOLS.has(event?.toolName)) return undefined;
+			const args = event.args ?? started;
+			if (!args || typeof args !== "object") return undefined;
+			await report("tool_execution_end", {
+				cwd: cwdOf(ctx),
+				session_id: sessionOf(ctx),
+				toolName: event.toolName,
+				args,
+				result: resultText(event.result).slice(-OUTPUT_TAIL),
+			});
+		} catch {
+			// reporting is best effort
+		}
+		return undefined;
+	});
+
+	pi.on("agent_end", async (event, ctx): Promise<undefined> => {
+		try {
+			const text = lastAssistantText(event?.messages);
+			if (!text) return undefined;
+			await report("agent_end", {
+				cwd: cwdOf(ctx),
+				session_id: sessionOf(ctx),
+				last_assistant_message: text,
+			});
+		} catch {
+			// reporting is best effort
+		}
+		return undefined;
+	});
+}
