@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import matplotlib
@@ -102,9 +103,16 @@ def _share_cell(share: Share | None) -> str:
     return f"{share.rate:.3f} [{share.ci[0]:.2f}, {share.ci[1]:.2f}] ({share.count}/{share.probes})"
 
 
+def _header(first: str, columns: Iterable[str]) -> list[str]:
+    """A Markdown table's header and rule: ``| first | c1 | c2 |`` then ``|---|---|---|``."""
+    columns = list(columns)
+    lead = f"| {first} | " if first else "| | "
+    return [lead + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+
+
 def _language_table(table: dict[str, dict[str, Share]], names: list[str]) -> list[str]:
     langs = list(table)
-    lines = ["| system | " + " | ".join(langs) + " |", "|---" * (len(langs) + 1) + "|"]
+    lines = _header("system", langs)
     lines += [
         "| " + name + " | " + " | ".join(_share_cell(table[g].get(name)) for g in langs) + " |"
         for name in names
@@ -162,8 +170,7 @@ def task_sections(result: EvalResult) -> list[str]:
         "when nothing was. `dose-mem/no-tasks` is the same service with task state disabled "
         "(today's number). Rate, 95% CI, (count/probes).",
         "",
-        "| | " + " | ".join(f"`{n}`" for n in pair) + " |",
-        "|---" * (len(pair) + 1) + "|",
+        *_header("", (f"`{n}`" for n in pair)),
     ]
     lines += [
         f"| {label} | " + " | ".join(_share_cell(shares[n][key]) for n in pair) + " |"
@@ -173,8 +180,7 @@ def task_sections(result: EvalResult) -> list[str]:
         "",
         "Every system:",
         "",
-        "| system | " + " | ".join(TASK_ROWS) + " |",
-        "|---" * (len(TASK_ROWS) + 1) + "|",
+        *_header("system", TASK_ROWS),
     ]
     lines += [
         f"| {n} | " + " | ".join(_share_cell(shares[n][k]) for k in TASK_ROWS) + " |" for n in names
@@ -184,8 +190,7 @@ def task_sections(result: EvalResult) -> list[str]:
         "",
         "Task probes by trap (`trap:` tag): hits/probes.",
         "",
-        "| trap | " + " | ".join(names) + " |",
-        "|---" * (len(names) + 1) + "|",
+        *_header("trap", names),
     ]
     for trap, row in traps.items():
         cells = [f"{row[n][0]}/{row[n][1]}" if n in row else "-" for n in names]
@@ -206,8 +211,7 @@ def markdown(result: EvalResult) -> str:
         f"{result.test_probes} test (reported here). Values are point estimates with 95% "
         "CIs from 2,000 session-clustered bootstrap resamples.",
         "",
-        "| system | " + " | ".join(table) + " |",
-        "|---" * (len(table) + 1) + "|",
+        *_header("system", table),
     ]
     lines += [
         "| " + name + " | " + " | ".join(_cell(result, name, m) for m in table) + " |"

@@ -43,6 +43,7 @@ from memory_repo.settings import Settings, get_settings
 from memory_repo.store import load_memory
 from memory_repo.tasks import journal as task_journal
 from memory_repo.tasks.fold import fold
+from memory_repo.tasks.model import TaskEvent
 from memory_repo.tasks.pages import write_pages
 
 
@@ -126,17 +127,21 @@ def reindex(settings: Settings, embedder: Embedder) -> None:
 
 
 @task(cache_policy=NO_CACHE)
-def session_task_events(settings: Settings, digests: list[Digest], now: dt.datetime) -> int:
+def session_task_events(
+    settings: Settings, digests: list[Digest], now: dt.datetime
+) -> tuple[int, list[TaskEvent]]:
     return task_events.ingest_sessions(settings.tasks_path, digests, now)
 
 
 @task(cache_policy=NO_CACHE)
-def task_results(settings: Settings) -> tuple[list[Candidate], list[str]]:
-    return task_events.result_candidates(settings.tasks_path)
+def task_results(settings: Settings, events: list[TaskEvent]) -> tuple[list[Candidate], list[str]]:
+    return task_events.result_candidates(settings.tasks_path, events)
 
 
 @task(cache_policy=NO_CACHE)
 def task_pages(settings: Settings, now: dt.datetime) -> str | None:
+    """Read the journal again at the run's end: the service may have accepted live
+    events while the run judged and wrote."""
     events, _ = task_journal.read(settings.tasks_path)
     return write_pages(settings.memory_path, fold(events).values(), now, settings.task_stale_hours)
 
@@ -210,8 +215,8 @@ def ingest(home: str | None = None) -> RunSummary:
             summary.facts_distilled += len(facts)
             summary.quotes_rejected += len(dropped)
             candidates += kept
-        summary.task_events = session_task_events(settings, digests, now)
-        offered, offered_tasks = task_results(settings)
+        summary.task_events, journal_events = session_task_events(settings, digests, now)
+        offered, offered_tasks = task_results(settings, journal_events)
         summary.task_results_offered = len(offered)
         candidates += offered
         kept, rejected = screen(candidates)

@@ -55,8 +55,11 @@ def from_digest(d: Digest, events: list[TaskEvent], now: dt.datetime) -> list[Ta
     return found
 
 
-def ingest_sessions(journal_path: Path, digests: Iterable[Digest], now: dt.datetime) -> int:
-    """Append the events the sessions amount to; how many were appended."""
+def ingest_sessions(
+    journal_path: Path, digests: Iterable[Digest], now: dt.datetime
+) -> tuple[int, list[TaskEvent]]:
+    """Append the events the sessions amount to: how many were appended, and the whole
+    journal after them (read once, for the steps after this one)."""
     events, _ = journal.read(journal_path)
     added = 0
     for d in digests:
@@ -65,13 +68,15 @@ def ingest_sessions(journal_path: Path, digests: Iterable[Digest], now: dt.datet
             journal.append(journal_path, event)
         events += found
         added += len(found)
-    return added
+    return added, events
 
 
-def result_candidates(journal_path: Path) -> tuple[list[Candidate], list[str]]:
+def result_candidates(
+    journal_path: Path, events: list[TaskEvent]
+) -> tuple[list[Candidate], list[str]]:
     """Candidate result facts for done tasks with a quoted result not proposed before,
-    and their task ids (for ``mark_proposed`` once the run's decisions are written)."""
-    events, _ = journal.read(journal_path)
+    and their task ids (for ``mark_proposed`` once the run's decisions are written).
+    ``events`` are the journal's; ``journal_path`` locates the proposed ids beside it."""
     proposed = _proposed(journal_path)
     finishing = {e.task: e for e in events if e.status == TaskStatus.done and e.result}
     candidates: list[Candidate] = []

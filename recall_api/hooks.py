@@ -80,20 +80,14 @@ def recall_request(event: Mapping[str, Any], turn: int) -> dict[str, Any] | None
 
 def fetch_recall(url: str, token: str, body: dict[str, Any], timeout_s: float) -> str:
     """The text to inject ('' when nothing is); raises on any transport or HTTP error."""
-    request = urllib.request.Request(
-        url.rstrip("/") + "/v1/recall",
-        data=json.dumps(body).encode("utf-8"),
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=timeout_s) as response:  # 4xx/5xx raise
-        result = json.loads(response.read())
+    result = post_json(url, token, "/v1/recall", body, timeout_s)
     text = result.get("text") if result.get("injected") else ""
     return text if isinstance(text, str) else ""
 
 
-def post_json(url: str, token: str, path: str, body: dict[str, Any], timeout_s: float) -> None:
-    """POST ``body``; raises on any transport or HTTP error."""
+def post_json(url: str, token: str, path: str, body: dict[str, Any], timeout_s: float) -> Any:
+    """POST ``body``, return the parsed answer (None when empty); raises on any transport
+    or HTTP error (urllib raises on 4xx/5xx)."""
     request = urllib.request.Request(
         url.rstrip("/") + path,
         data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
@@ -101,7 +95,8 @@ def post_json(url: str, token: str, path: str, body: dict[str, Any], timeout_s: 
         method="POST",
     )
     with urllib.request.urlopen(request, timeout=timeout_s) as response:
-        response.read()
+        raw = response.read()
+    return json.loads(raw) if raw.strip() else None
 
 
 def task_report(source: str, event: Mapping[str, Any], name: str | None) -> dict[str, Any]:

@@ -73,7 +73,7 @@ class TaskBoard:
         def project_of(cwd: str | None) -> str | None:
             return project_for_cwd(registry, cwd) if cwd else None
 
-        where = project_of(report.cwd or _payload_cwd(report))
+        where = project_of(report.working_dir())
         if where is not None and not allowed(identity, where):
             raise PermissionError(f"project {where!r} is not visible to this token")
         with self._write:  # one writer at a time, so two reports never race on one task
@@ -176,8 +176,3 @@ def _prefixes(a: str, b: str) -> bool:
 def _names(project: Project) -> set[str]:
     words = {w for name in project.names for w in content_words(name)}
     return words | {name.lower() for name in project.names}
-
-
-def _payload_cwd(report: Report) -> str | None:
-    cwd = report.payload.get("cwd")
-    return cwd if isinstance(cwd, str) else None

@@ -103,6 +103,11 @@ class Report(BaseModel):
     next_step: str | None = Field(default=None, max_length=MAX_TEXT)
     text: str | None = Field(default=None, max_length=20000, description="Free text to read.")
 
+    def working_dir(self) -> str | None:
+        """The cwd the report is about: the explicit field, else the payload's."""
+        cwd = self.cwd or self.payload.get("cwd")
+        return cwd if isinstance(cwd, str) and cwd else None
+
 
 class UnknownTask(ValueError):
     """An explicit report names a task id the journal does not hold."""
@@ -119,7 +124,7 @@ def extract(
     """The events ``report`` amounts to (maybe none). ``project_of`` maps a cwd to its
     project; ``tasks`` are the tasks folded so far."""
     payload = report.payload
-    cwd = report.cwd or _str(payload.get("cwd"))
+    cwd = report.working_dir()
     session = report.session or _str(payload.get("session_id") or payload.get("thread-id"))
     project = project_of(cwd)
     base = {

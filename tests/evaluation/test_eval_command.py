@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
 from evaluation.probes import Split, load_probes
+from tests.evaluation.cli import eval_json
 from tests.llm_server import Reply, llm_server, tool_answer
 
 HEADLINE = {
@@ -26,22 +27,7 @@ HEADLINE = {
 def test_eval_run_gold_prints_one_json_object_and_writes_the_report(
     tiny_env: Path, tmp_path: Path
 ) -> None:
-    out = tmp_path / "report"
-    result = CliRunner().invoke(
-        app,
-        [
-            "--home",
-            str(tmp_path / "home"),
-            "eval",
-            "run",
-            str(tiny_env),
-            "--json",
-            "--out",
-            str(out),
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data, out = eval_json(tiny_env, tmp_path)
     assert data["probes"] == 12
     assert {"dose-mem/full", "dose-mem/working", "dense", "bm25"} <= set(data["systems"])
     for metrics in data["systems"].values():

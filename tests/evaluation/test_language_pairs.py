@@ -9,9 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from dose_mem.cli.main import app
 from evaluation.environment import load_environment
 from evaluation.judges import gold_verdict
 from evaluation.metrics import (
@@ -24,6 +22,7 @@ from evaluation.metrics import (
 )
 from evaluation.probes import Probe, Split
 from evaluation.systems import InjectedCard, Injection
+from tests.evaluation.cli import eval_json
 from tests.evaluation.tiny_env import TZ
 
 # The tiny env's test probes get a tag each; t6-2 ("ok") stays untagged and is not counted.
@@ -128,22 +127,7 @@ def test_pairs_count_memory_probes_and_rate_is_the_share_with_a_useful_card(
 
 
 def test_eval_run_reports_the_pairs_in_json_and_markdown(lang_env: Path, tmp_path: Path) -> None:
-    out = tmp_path / "report"
-    result = CliRunner().invoke(
-        app,
-        [
-            "--home",
-            str(tmp_path / "home"),
-            "eval",
-            "run",
-            str(lang_env),
-            "--json",
-            "--out",
-            str(out),
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data, out = eval_json(lang_env, tmp_path)
     pairs = data["language_pairs"]
     assert set(pairs) == set(PAIRS)
     turns = json.loads((out / "results.json").read_text(encoding="utf-8"))["turns"]

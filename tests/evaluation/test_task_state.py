@@ -10,9 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from dose_mem.cli.main import app
 from evaluation.environment import EnvironmentLoadError, load_environment
 from evaluation.judges import gold_verdict
 from evaluation.metrics import point_estimates, task_shares, turn_record
@@ -25,6 +23,7 @@ from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import get_settings
 from memory_repo.tasks.model import TaskStatus
 from profiles.model import load_profiles
+from tests.evaluation.cli import eval_json
 from tests.evaluation.tiny_env import TZ
 
 DEMO = Path(__file__).resolve().parents[2] / "evaluation" / "envs" / "demo"
@@ -187,22 +186,7 @@ def test_task_metrics_count_all_necessary_tasks_and_silence(task_env: Path, tmp_
 def test_eval_reports_task_state_beside_the_existing_metrics(
     task_env: Path, tmp_path: Path
 ) -> None:
-    out = tmp_path / "report"
-    result = CliRunner().invoke(
-        app,
-        [
-            "--home",
-            str(tmp_path / "home"),
-            "eval",
-            "run",
-            str(task_env),
-            "--json",
-            "--out",
-            str(out),
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data, out = eval_json(task_env, tmp_path)
     assert {"dose-mem", "dose-mem/no-tasks"} <= set(data["systems"])
     assert set(data["systems"]["dose-mem"]) == set(data["systems"]["dense"])  # same keys as ever
     with_, without = data["served"]["with_task_state"], data["served"]["without_task_state"]
