@@ -38,7 +38,9 @@ _CREATED_DOC = re.compile(
     r"\b(created|wrote|drafted|generated|added|saved|exported)\b.{0,40}(\b(file|document|docs?|"
     r"readme|report|page|notes?|spreadsheet|slides?|pdf|markdown)\b|"
     r"[\w/.-]+\.(md|pdf|docx?|xlsx|pptx|html|ipynb)\b)|"
-    r"(创建|写|生成|新建|导出)了.{0,20}(文档|文件|报告|页面|笔记)",
+    r"(创建|写|生成|新建|导出|更新|整理|补充)了.{0,20}(文档|文件|报告|页面|笔记)|"
+    r"\b(updated|edited|rewrote)\b.{0,20}\b(readme|docs?|document)\b|"
+    r"把\s*(README|[\w/.-]+\.(md|pdf|docx?))\s*(更新|整理|补充|改)了",
     _I,
 )
 _PERSISTENT = re.compile(

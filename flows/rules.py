@@ -29,7 +29,7 @@ CUE = re.compile(
 )
 CORRECTION = re.compile(
     r"\b(instead|rather than|no longer|not .{1,30} anymore|switch to|change (it )?to|"
-    r"actually)\b|换成|改成|不再|而不是|改用|改为",
+    r"actually)\b|, not (the |a )?\w|换成|改成|不再|而不是|改用|改为",
     _I,
 )
 _NEGATION = re.compile(
@@ -58,7 +58,8 @@ _DECISION = re.compile(
 _RESULT = re.compile(
     r"\bfrom\s+[\d.]+%?\s+to\s+[\d.]+|"
     r"\b(raised|improved|reduced|dropped|increased|decreased|cut|lifted)\b.{0,40}\d|"
-    r"从\s*[\d.]+%?\s*(降|升|提|增|减)?(低|高|少|加)?到了?\s*[\d.]+|(提升|降低|提高)了?\s*[\d.]+",
+    r"从\s*[\d.]+%?\s*(降|升|提|增|减|涨)?(低|高|少|加|升)?到了?\s*[\d.]+|"
+    r"(提升|降低|提高)了?\s*[\d.]+",
     _I,
 )
 _CAUSE = re.compile(
@@ -71,6 +72,7 @@ _LOCATION = re.compile(
 )
 _NAMING = re.compile(
     r"\bnames?\b.{0,40}\b(follow|pattern|format)\b|\b(palette|naming convention)\b|"
+    r"\b(all|every)\b.{0,30}\b(are|is) (stored|kept|written|named|formatted) (as|in)\b|"
     r"(命名|名字|名称|实验名).{0,10}(统一|用|按|格式)",
     _I,
 )

@@ -61,6 +61,7 @@ REJECT = [
     ("先不要提交，等我看完 diff 再说。", "one-off task instruction"),
     ("记住，BM25 是一种基于词频和逆文档频率的排序函数。", "generic knowledge"),
     ("以后记住 lumen 当前版本是 0.9.2。", "version snapshot"),
+    ("我把 README 更新了一下，加了安装步骤，以后新人看这个就行。", "creating a document"),
     ("Use postgres://ada:Hunter2Staging@db.internal:5432/atlas for smoke tests.", "secret"),
     (
         "AWS key AKIAQ3EXAMPLEZ7KD2WX with secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY",

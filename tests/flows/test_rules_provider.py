@@ -147,6 +147,12 @@ def test_judge_decides_by_subject_across_wording() -> None:
     assert (same.action, same.target) == ("merge", "friday")
     zh = judge(_candidate("周报还是中文写，技术词用英文就行。"), [friday, weekly])
     assert (zh.action, zh.target) == ("merge", "weekly")
+    docker = _neighbour("docker", "Docker images are tagged with the git short sha.")
+    semver = judge(
+        _candidate("Tag Docker images with the semantic version, not the commit sha.", True),
+        [docker],
+    )
+    assert (semver.action, semver.target) == ("supersede", "docker")
     other = judge(_candidate("Commit messages are written in English."), [commits, friday])
     assert other.action == "promote"
 

@@ -11,41 +11,47 @@ import pytest
 from evaluation.write_quality import WriteReport, load_set, prefect_database_files, run_write_eval
 from memory_repo.secrets import has_secret, redact
 
-SET = Path(__file__).parents[1] / "data" / "write_quality"
+DATA = Path(__file__).parents[1] / "data"
+SET = DATA / "write_quality"
+SETS = {SET.name: SET, "write_quality_holdout": DATA / "write_quality_holdout"}
 
 
-@pytest.fixture(scope="module")
-def report(harness, tmp_path_factory) -> tuple[WriteReport, Path]:
+@pytest.fixture(scope="module", params=sorted(SETS))
+def report(request, harness, tmp_path_factory) -> tuple[WriteReport, Path, Path]:
     work = tmp_path_factory.mktemp("write-eval")
     mp = pytest.MonkeyPatch()
     mp.delenv("DOSE_MEM_LLM_BASE_URL", raising=False)
     try:
-        yield run_write_eval(load_set(SET), work), work
+        yield run_write_eval(load_set(SETS[request.param]), work), work, SETS[request.param]
     finally:
         mp.undo()
 
 
 def test_no_planted_secret_in_any_file_or_prefects_database(report) -> None:
-    result, work = report
-    secrets = [i.secret for i in load_set(SET).items if i.secret]
-    assert len(secrets) >= 8
+    result, work, root = report
+    secrets = [i.secret for i in load_set(root).items if i.secret]
+    assert len(secrets) >= 2
     db = prefect_database_files()
     assert db, "the harness database was found"
     # The home holds memory, state (ledger, run journals, tasks) and the index; the
     # sources beside it are the agents' own histories, which hold the secrets by design.
     files = [p for p in (work / "home").rglob("*") if p.is_file()] + db
     assert len(files) > 20
+    assert len(load_set(SET).items) >= 30
     leaks = [(str(p), s) for p in files for s in secrets if s.encode() in p.read_bytes()]
     assert leaks == [] and result.secrets_on_disk == []
 
 
 def test_the_offline_provider_meets_the_bar(report) -> None:
-    result, _ = report
+    result, _, root = report
     a = result.all
     assert a.precision >= 0.9, result.cards
     assert a.recall >= 0.6, a.missed
-    assert a.supersede_wrong == [] and len(a.supersede_right) == 2
-    assert a.merge_wrong == [] and len(a.merge_right) == 2
+    expected = load_set(root).items
+    assert a.supersede_wrong == []
+    assert len(a.supersede_right) == sum(i.expect == "supersede" for i in expected) >= 1
+    assert a.merge_wrong == []
+    assert len(a.merge_right) == sum(i.expect == "merge" for i in expected) >= 1
     assert result.l1_with_session_id == []
     assert result.unreadable_ids == []
 
