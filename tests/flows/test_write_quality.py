@@ -4,6 +4,7 @@ provider's bar from issue 15 (docs/capture.md, "Write quality")."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,23 @@ def test_every_planted_secret_is_caught_and_redacted() -> None:
             line = next(x for x in text.splitlines() if label.secret in x)
             assert has_secret(line)
             assert label.secret not in redact(text)
+
+
+def test_the_command_prints_one_json_report_and_refuses_a_non_set(harness, tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from dose_mem.cli.main import app
+
+    home = ["--home", str(tmp_path / "home")]
+    bad = CliRunner().invoke(app, [*home, "eval", "write", str(tmp_path)])
+    assert bad.exit_code == 2 and "not a write-quality set" in bad.output
+    out = tmp_path / "report"
+    ok = CliRunner().invoke(
+        app,
+        [*home, "eval", "write", str(SETS["write_quality_holdout"]), "--json", "--out", str(out)],
+    )
+    assert ok.exit_code == 0, ok.output
+    report = json.loads(ok.stdout.strip().splitlines()[-1])
+    assert report["provider"] == "rules" and report["all"]["must_write"] == 7
+    assert report["secrets_on_disk"] == []
+    assert "| split | cards | precision |" in (out / "report.md").read_text("utf-8")
