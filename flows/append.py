@@ -12,10 +12,8 @@ undoes its own files (and reverts its commit if one landed).
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import logging
 import os
-import re
 import signal
 from pathlib import Path
 from typing import Literal
@@ -25,6 +23,7 @@ from pydantic import BaseModel, Field
 from flows.capture.ledger import LedgerEntry
 from flows.capture.ledger import load as load_ledger
 from flows.capture.ledger import save as save_ledger
+from flows.card_text import card_id as text_card_id
 from flows.facts import Candidate, Decision
 from memory_repo import history
 from memory_repo.cards import render_card
@@ -63,32 +62,32 @@ def journal_dir(state: Path) -> Path:
 
 
 def card_id(candidate: Candidate) -> str:
-    """Readable and deterministic: type, the statement's first ASCII words, a short hash."""
+    """Readable and deterministic: type, the statement's content words (Chinese through
+    pinyin), a short hash of statement and session (``flows/card_text.py``)."""
     fact = candidate.fact
-    words = re.findall(r"[a-z0-9]+", fact.statement.lower())[:6]
-    digest = hashlib.sha256(f"{fact.statement}\n{candidate.session}".encode()).hexdigest()[:6]
-    return "-".join([fact.type.value, *words, digest])
+    return text_card_id(fact.type.value, fact.statement, candidate.session)
 
 
-def evidence_of(candidate: Candidate, run_id: str) -> Evidence:
+def evidence_of(candidate: Candidate, run_id: str, decision: Decision | None = None) -> Evidence:
+    """Provenance: who said it where, the quote, and (when given) what the judge decided
+    and why. It lives in front matter or the sidecar, never in the body."""
+    extra = {"decision": decision.action, "reason": decision.reason} if decision else {}
     return Evidence(
         agent=candidate.agent,
         session=candidate.session,
         at=candidate.at,
         quote=candidate.fact.quote,
         run=run_id,
+        by_user=candidate.by_user,
+        **extra,
     )
 
 
 def new_card(candidate: Candidate, decision: Decision, run_id: str) -> Card:
+    """The body is the statement alone: L1 and L2 are cut from it, so it carries no
+    session, quote or judge reasoning (those are the evidence)."""
     fact = candidate.fact
     created = (candidate.at or dt.datetime.now(dt.UTC)).date()
-    who = "the user" if candidate.by_user else candidate.agent
-    body = (
-        f"{fact.statement}\n\n## Source\n\n> {fact.quote}\n\n"
-        f"Said by {who} in {candidate.agent} session {candidate.session}"
-        f"{f' on {created}' if candidate.at else ''}; {decision.reason}."
-    )
     return Card(
         id=card_id(candidate),
         type=fact.type,
@@ -98,8 +97,8 @@ def new_card(candidate: Candidate, decision: Decision, run_id: str) -> Card:
         confidence=fact.confidence,
         source=Source.auto,
         supersedes=[decision.target] if decision.action == "supersede" and decision.target else [],
-        evidence=[evidence_of(candidate, run_id), *candidate.also],
-        body=body,
+        evidence=[evidence_of(candidate, run_id, decision), *candidate.also],
+        body=fact.statement,
     )
 
 
@@ -135,7 +134,7 @@ def plan(
             if side not in writes:
                 before = (root / side).read_text("utf-8") if (root / side).exists() else None
                 writes[side] = Write(rel=side, data=before or "", before=before)
-            for ev in (evidence_of(candidate, run_id), *candidate.also):
+            for ev in (evidence_of(candidate, run_id, decision), *candidate.also):
                 writes[side].data += ev.model_dump_json(exclude_none=True) + "\n"
     return list(writes.values())
 

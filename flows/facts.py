@@ -13,10 +13,14 @@ from memory_repo.models import GLOBAL, CardType, Evidence
 class Fact(BaseModel):
     """One atomic fact as the distiller states it (this is also the LLM's output schema)."""
 
-    statement: str = Field(description="One self-contained sentence stating the fact.")
+    statement: str = Field(
+        description="One self-contained sentence of the lasting fact, in the person's "
+        "language, without cue words, filler, first person or session-bound words."
+    )
     type: CardType = Field(
         description="preference|pitfall|convention|decision|result|fact|habit|task"
     )
+    subject: str = Field(default="", description="What the fact is about, in two to five words.")
     project: str = Field(default=GLOBAL, description="Registry project id, or 'global'.")
     confidence: float = Field(ge=0.0, le=1.0, description="How sure the fact holds, 0..1.")
     quote: str = Field(description="A contiguous, verbatim span copied from ONE turn.")

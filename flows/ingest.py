@@ -15,8 +15,11 @@ ledger, and so read again by the next run. Nothing of theirs is written.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import uuid
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +42,7 @@ from memory_repo.bootstrap import has_memory, init_memory
 from memory_repo.index.embedders import Embedder, make_embedder
 from memory_repo.index.query import Index, IndexMissing
 from memory_repo.models import Registry
+from memory_repo.secrets import redact
 from memory_repo.settings import Settings, get_settings
 from memory_repo.store import load_memory
 from memory_repo.tasks import journal as task_journal
@@ -77,7 +81,8 @@ def digest(item: Pending, registry: Registry) -> Digest:
 
 @task(cache_policy=NO_CACHE)
 def distill(d: Digest, settings: Settings, registry: Registry) -> list[Fact]:
-    return distill_step.distill(d, settings, registry)
+    with _redacted_failure():
+        return distill_step.distill(d, settings, registry)
 
 
 @task(cache_policy=NO_CACHE)
@@ -113,7 +118,8 @@ def find_neighbours(
 def judge_all(
     candidates: list[Candidate], near: list[list[Neighbour]], settings: Settings
 ) -> list[Decision]:
-    return judge.judge(candidates, near, settings)
+    with _redacted_failure():
+        return judge.judge(candidates, near, settings)
 
 
 @task(cache_policy=NO_CACHE)
@@ -167,6 +173,42 @@ def fold_duplicates(candidates: list[Candidate]) -> list[Candidate]:
     return kept
 
 
+class ModelFailed(RuntimeError):
+    """A model step failed; its message is redacted (Prefect stores it in the task state)."""
+
+
+@contextmanager
+def _redacted_failure() -> Iterator[None]:
+    """Re-raise any failure with a redacted message and no chained exception: an
+    instructor validation error quotes the model's answer, which quotes the session."""
+    try:
+        yield
+    except Exception as exc:
+        raise ModelFailed(redact(f"{type(exc).__name__}: {exc}")[:2000]) from None
+
+
+class RedactLogs(logging.Filter):
+    """Rewrites a record whose text (or traceback) holds a secret before any handler,
+    Prefect's API handler included, stores it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if record.exc_info:
+            text += "\n" + logging.Formatter().formatException(record.exc_info)
+        clean = redact(text)
+        if clean != text:
+            record.msg, record.args, record.exc_info, record.exc_text = clean, (), None, None
+        return True
+
+
+def redact_logs() -> None:
+    """Install ``RedactLogs`` on every handler of Prefect's loggers, once."""
+    for name in ("", "prefect.extra", "prefect.flow_runs", "prefect.task_runs"):
+        for handler in logging.getLogger(name).handlers:
+            if not any(isinstance(f, RedactLogs) for f in handler.filters):
+                handler.addFilter(RedactLogs())
+
+
 def _with_retries(step: Any, settings: Settings) -> Any:
     delays = settings.llm_retry_delays_s
     return step.with_options(retries=len(delays), retry_delay_seconds=delays or 0)
@@ -181,6 +223,7 @@ def _run_id() -> str:
 def ingest(home: str | None = None) -> RunSummary:
     """One ingest run over every configured source; ``home`` overrides DOSE_MEM_HOME."""
     settings = get_settings(home=Path(home) if home else None)
+    redact_logs()
     log = get_run_logger()
     summary = RunSummary(run_id=_run_id())
     with ingest_lock(settings.state_path, wait_s=5.0):
@@ -305,10 +348,10 @@ def _artifacts(summary: RunSummary, decided: list[tuple[Candidate, Decision]]) -
         description=f"decisions of ingest run {summary.run_id}",
         table=[
             {
-                "statement": c.fact.statement,
+                "statement": redact(c.fact.statement),
                 "action": d.action,
                 "target": d.target or "",
-                "reason": d.reason,
+                "reason": redact(d.reason),
                 "agent": c.agent,
                 "session": c.session,
             }

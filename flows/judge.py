@@ -47,6 +47,7 @@ def _ask(
             f"## candidate {i}",
             f"statement: {c.fact.statement}",
             f"type: {c.fact.type}",
+            f"subject: {c.fact.subject or '(not given)'}",
             f"quote: {c.fact.quote}",
             f"user words: {'yes' if c.by_user else 'no'}",
             f"session date: {c.at.date() if c.at else 'unknown'}",

@@ -2,7 +2,10 @@
 
 Six known bad kinds (generic knowledge, timestamped incident timelines, command-repair
 logs, version snapshots, records of creating a document, one-off task instructions) and
-anything that looks like a secret. Each rule returns a reason, so a rejected fact says
+anything that looks like a secret. A persistence word ("never", 以后) does not switch a
+kind off: "don't ask me why" after a command log is still a command log, "for this PR
+only, don't ..." still one-off; only the loose generic test (a bare "X is Y") yields to
+the person's words. Each rule returns a reason, so a rejected fact says
 why in the run summary. Rules look at the statement and the quote together.
 """
 
@@ -12,7 +15,7 @@ import re
 from collections.abc import Callable
 
 from flows.facts import Candidate
-from memory_repo.models import CardType
+from memory_repo.models import GLOBAL, CardType
 from memory_repo.secrets import has_secret
 
 _I = re.IGNORECASE
@@ -32,9 +35,12 @@ _VERSION_STATE = re.compile(
     _I,
 )
 _CREATED_DOC = re.compile(
-    r"\b(created|wrote|drafted|generated|added|saved|exported)\b.{0,40}\b(file|document|doc|"
+    r"\b(created|wrote|drafted|generated|added|saved|exported)\b.{0,40}(\b(file|document|docs?|"
     r"readme|report|page|notes?|spreadsheet|slides?|pdf|markdown)\b|"
-    r"(创建|写|生成|新建|导出)了.{0,20}(文档|文件|报告|页面|笔记)",
+    r"[\w/.-]+\.(md|pdf|docx?|xlsx|pptx|html|ipynb)\b)|"
+    r"(创建|写|生成|新建|导出|更新|整理|补充)了.{0,20}(文档|文件|报告|页面|笔记)|"
+    r"\b(updated|edited|rewrote)\b.{0,20}\b(readme|docs?|document)\b|"
+    r"把\s*(README|[\w/.-]+\.(md|pdf|docx?))\s*(更新|整理|补充|改)了",
     _I,
 )
 _PERSISTENT = re.compile(
@@ -49,8 +55,22 @@ _ONE_OFF = re.compile(
     r"^\s*(帮我|请|麻烦|现在|接下来|先)",
     _I,
 )
+# Scoped to this task whatever persistence words surround it: "for this PR only", today.
+_SCOPED = re.compile(
+    r"\bfor (this|the current) (pr|task|branch|session|change|commit|run|ticket)( only)?\b|"
+    r"\b(just|only) (for )?(this|today)\b|\b(today|tonight|right now|for now|this time|"
+    r"until i('ve| have)? (review|check|look))\b|"
+    r"^\s*先不要|^\s*先别|暂时|这次|今天|等我.{0,12}(再说|再)|先放着",
+    _I,
+)
 _PERSONAL = re.compile(
     r"\b(i|we|my|our|me|us|you|your|user|team|project|repo|this)\b|我|我们|咱们|你|项目|仓库", _I
+)
+# A definition is lookup-able whatever surrounds it ("记住，BM25 是一种 ...").
+_DEFINITION = re.compile(
+    r"是一种|是一个.{0,10}(算法|函数|协议|格式)|是指|指的是|\bstands for\b|"
+    r"\bis (a|an) (type|kind|form|family) of\b|\bmeans that\b",
+    _I,
 )
 _GENERIC = re.compile(
     r"^\s*(the |a |an )?[\w .+#-]{1,40}\b(is|are|means|stands for|was (invented|created|released)|"
@@ -70,9 +90,7 @@ def _timeline(text: str, _quote: str, _c: Candidate) -> str | None:
 
 
 def _command_log(text: str, _quote: str, _c: Candidate) -> str | None:
-    return (
-        "command-repair log" if _COMMAND_LOG.search(text) and not _PERSISTENT.search(text) else None
-    )
+    return "command-repair log" if _COMMAND_LOG.search(text) else None
 
 
 def _version(text: str, _quote: str, _c: Candidate) -> str | None:
@@ -80,15 +98,11 @@ def _version(text: str, _quote: str, _c: Candidate) -> str | None:
 
 
 def _created_doc(text: str, _quote: str, _c: Candidate) -> str | None:
-    return (
-        "record of creating a document"
-        if _CREATED_DOC.search(text) and not _PERSISTENT.search(text)
-        else None
-    )
+    return "record of creating a document" if _CREATED_DOC.search(text) else None
 
 
 def _one_off(text: str, quote: str, c: Candidate) -> str | None:
-    if c.fact.type == CardType.task:
+    if c.fact.type == CardType.task or _SCOPED.search(quote):
         return "one-off task instruction"
     if _ONE_OFF.search(quote) and not _PERSISTENT.search(quote):
         return "one-off task instruction"
@@ -97,6 +111,9 @@ def _one_off(text: str, quote: str, c: Candidate) -> str | None:
 
 def _generic(text: str, _quote: str, c: Candidate) -> str | None:
     """A lookup-able statement, unless the person's quote ties it to them or their work."""
+    names_project = c.fact.project != GLOBAL and c.fact.project.lower() in text.lower()
+    if _DEFINITION.search(text) and not names_project:
+        return "generic knowledge"
     if _PERSONAL.search(text) or _PERSISTENT.search(text):
         return None
     return "generic knowledge" if _GENERIC.search(c.fact.statement) else None

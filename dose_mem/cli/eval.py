@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -104,3 +105,36 @@ def probes_from_sessions(
         raise typer.Exit(1) from exc
     dump_probes(probes, out)
     typer.echo(f"wrote {len(probes)} unlabelled probes to {out}")
+
+
+@eval_app.command("write")
+def write(
+    set_dir: Annotated[
+        Path, typer.Argument(help="Write-quality set (sessions/, seed.yaml, labels.yaml).")
+    ],
+    out: Annotated[Path | None, typer.Option(help="Also write report.md and report.json.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report.")] = False,
+) -> None:
+    """Ingest a labelled set into a fresh seeded home; print precision, recall, slipped
+    kinds, supersede/merge correctness, L0 checks and secrets found on disk."""
+    if not (set_dir / "labels.yaml").is_file() or not (set_dir / "seed.yaml").is_file():
+        typer.echo(f"{set_dir} is not a write-quality set (labels.yaml, seed.yaml)", err=True)
+        raise typer.Exit(2)
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    from evaluation.write_quality import load_set, render, run_write_eval
+
+    try:
+        report = run_write_eval(load_set(set_dir))
+    except (DoseMemError, ValueError) as exc:
+        typer.echo(f"write evaluation failed: {str(exc).splitlines()[0]}", err=True)
+        raise typer.Exit(1) from exc
+    text = report.model_dump_json(indent=1)
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.json").write_text(text, encoding="utf-8")
+        (out / "report.md").write_text(render(report), encoding="utf-8")
+    typer.echo(
+        json.dumps(report.model_dump(mode="json"), ensure_ascii=False)
+        if as_json
+        else render(report)
+    )

@@ -126,3 +126,72 @@ def test_a_fabricated_quote_is_dropped_in_a_real_ingest_run(
     assert "candidate 1" in prompt and "Fridays" not in prompt
     quotes = {i.evidence[0].quote for i in load_memory(home.memory).items.values()}
     assert quotes == {REAL, weekly["quote"]}
+
+
+def test_filler_and_raw_quotes_from_the_model_become_clean_cards(
+    harness, home, server, monkeypatch
+) -> None:
+    """A realistic model: one conclusion opens with filler and first person, one is the
+    raw Chinese quote with its cue word, one decision is filed as a preference; the judge
+    answers with a reason. The cards carry clean L0s, the content's type, readable ids,
+    and a body without session, quote or judge reasoning."""
+    home.add("hermes")
+    monkeypatch.setenv("DOSE_MEM_LLM_BASE_URL", server.url)
+    monkeypatch.setenv("DOSE_MEM_LLM_MAX_RETRIES", "1")
+    weekly_quote = "以后周报一律用中文写，技术名词保留英文。"
+    facts = [
+        {
+            "statement": weekly_quote,  # the raw quote as the conclusion
+            "type": "preference",
+            "subject": "周报语言",
+            "confidence": 0.9,
+            "quote": weekly_quote,
+        },
+    ]
+
+    def respond(request: dict) -> Reply:
+        if tool_name(request) == "FactList":
+            return Reply(tool_answer(request, {"facts": facts}))
+        return Reply(
+            tool_answer(
+                request,
+                {"decisions": [{"index": 0, "action": "promote", "reason": "new subject: 周报"}]},
+            )
+        )
+
+    server.responder = respond
+    summary = ingest(home=str(home.root))
+    assert summary.cards_written == 1
+    [card] = load_memory(home.memory).items.values()
+    assert card.conclusion == "周报一律用中文写，技术名词保留英文。"
+    assert card.id.startswith("preference-zhoubao-yilv-")
+    assert card.body.strip() == card.conclusion
+    assert card.evidence[0].quote == weekly_quote
+    assert card.evidence[0].model_extra["reason"] == "new subject: 周报"
+    distill_prompt = json.dumps(server.requests[0], ensure_ascii=False)
+    assert "subject" in distill_prompt and "no first person" in distill_prompt
+
+
+def test_the_model_path_cleans_filler_and_fixes_a_decision_filed_as_a_taste(
+    server, tmp_path
+) -> None:
+    said = "We chose LanceDB over Chroma because it stores the index as plain files."
+    filler = "Remember, going forward, I prefer pytest fixtures over setUp methods."
+    digest = Digest(
+        key="pi:s2",
+        agent="pi",
+        session="s2",
+        turns=[DigestTurn(n=0, role="user", text=f"{said} {filler}")],
+    )
+    answer = {
+        "facts": [
+            {"statement": said, "type": "preference", "confidence": 0.9, "quote": said},
+            {"statement": filler, "type": "preference", "confidence": 0.8, "quote": filler},
+        ]
+    }
+    server.responder = scripted([lambda r: Reply(tool_answer(r, answer))])
+    facts = distill(digest, _settings(server, tmp_path), Registry())
+    assert [(f.statement, f.type.value) for f in facts] == [
+        ("Chose LanceDB over Chroma because it stores the index as plain files.", "decision"),
+        ("Prefer pytest fixtures over setUp methods.", "preference"),
+    ]

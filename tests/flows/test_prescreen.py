@@ -49,6 +49,26 @@ REJECT = [
     ("Call it with Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc", "secret"),
     ("Always export HF_TOKEN=hf_abcdefgh123 before training.", "secret"),
     ("Hermes connects with dm_a1b2c3_abcdefghijklmnop1234 on the laptop.", "secret"),
+    # persistence words around a bad kind do not switch it off
+    (
+        "It worked after I ran uv pip install -U torch and cleared the cache, don't ask me why.",
+        "command-repair log",
+    ),
+    ("我已经生成了这周的实验报告 reports/week45.md，以后可以参考。", "creating a document"),
+    ("I created docs/setup.md with the install steps, always check it.", "creating a document"),
+    ("For this PR only, don't touch the CI config.", "one-off task instruction"),
+    ("Don't push anything to main today.", "one-off task instruction"),
+    ("先不要提交，等我看完 diff 再说。", "one-off task instruction"),
+    ("记住，BM25 是一种基于词频和逆文档频率的排序函数。", "generic knowledge"),
+    ("以后记住 lumen 当前版本是 0.9.2。", "version snapshot"),
+    ("我把 README 更新了一下，加了安装步骤，以后新人看这个就行。", "creating a document"),
+    ("Use postgres://ada:Hunter2Staging@db.internal:5432/atlas for smoke tests.", "secret"),
+    (
+        "AWS key AKIAQ3EXAMPLEZ7KD2WX with secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY",
+        "secret",
+    ),
+    ("以后 HuggingFace 令牌：hf_QbVnRtYuIoPaSdFgHjKlZxCvBnMq12", "secret"),
+    ("Always pass AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7 to the maps client.", "secret"),
 ]
 KEEP = [
     "Always mark unverified entries in amber.",
@@ -58,6 +78,8 @@ KEEP = [
     "Always pin exact versions in pyproject.toml.",
     "I prefer uv over conda for every Python project.",
     "Always set TOKENIZERS_PARALLELISM=false in the benchmark environment.",
+    "Never use a token budget above 4096 per request.",
+    "lumen 的实验结果统一放在 /data/lumen/results 下面，按日期分目录。",
 ]
 
 
