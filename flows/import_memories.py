@@ -7,7 +7,10 @@ already holds -> pre-screen -> group equivalents across files and settle contrad
 journal, ledger and rollback as ingest) -> reindex.
 
 The ledger keeps, per file, ``import:<path>`` with the hash of its bytes and the run, no
-text. Nothing of a statement that holds a secret leaves the run: it is rejected by the
+text; a file is read again when its bytes changed or its run was rolled back (then only
+the statements memory does not already hold go on).
+
+Nothing of a statement that holds a secret leaves the run: it is rejected by the
 pre-screen, and every statement shown in the summary, the artifacts and the logs is
 passed through ``memory_repo.secrets.redact`` first. ``dry_run`` plans everything and
 writes nothing (no card, no ledger, no journal).
@@ -39,6 +42,7 @@ from flows.lock import ingest_lock
 from flows.onboarding import candidates as reading
 from flows.onboarding import grouping
 from flows.onboarding.locations import AGENTS, MemoryFile, agent_id, default_files, given_files
+from flows.rollback import rolled_back_runs
 from flows.verify import canonical
 from memory_repo.bootstrap import has_memory, init_memory
 from memory_repo.index.embedders import Embedder, make_embedder
@@ -154,6 +158,7 @@ def import_memories(
             reindex(settings, embedder)
         registry = load_memory(root).registry if has_memory(root) else Registry()
         entries = ledger.load(settings.state_path / "ledger.json")
+        undone = rolled_back_runs(root) if has_memory(root) else set()
         held = held_quotes(root) if has_memory(root) else set()
         candidates: list[Candidate] = []
         done: dict[str, ledger.LedgerEntry] = {}
@@ -161,7 +166,8 @@ def import_memories(
             key = f"{LEDGER_PREFIX}{source.path}"
             try:
                 digest = reading.file_hash(source.path.read_bytes())
-                if key in entries and entries[key].hash == digest:
+                entry = entries.get(key)
+                if entry and entry.hash == digest and entry.run not in undone:
                     summary.files_unchanged.append(str(source.path))
                     continue
                 found, digest = read_file(source, settings, registry)

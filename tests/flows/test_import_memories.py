@@ -109,7 +109,7 @@ def test_dry_run_prints_what_would_happen_and_writes_nothing(harness, home, agen
     assert bad.exit_code == 2 and "unknown agent" in bad.output
 
 
-def test_an_import_run_rolls_back_and_can_be_told_apart(harness, home, agent_files) -> None:
+def test_an_import_run_rolls_back_and_its_files_can_be_imported_again(harness, home, agent_files) -> None:
     run = import_memories(agents=["claude-code", "codex"], home=str(home.root))
     assert run.commit is not None and run.cards_written == 2
     assert {c.conclusion for c in _live(home).values()} == {UV_EN, CONVENTION}
@@ -121,3 +121,9 @@ def test_an_import_run_rolls_back_and_can_be_told_apart(harness, home, agent_fil
     assert later.files_read == [str(agent_files.hermes_user), str(agent_files.hermes_memory)]
     [uv] = [c for c in _live(home).values() if "uv" in (c.conclusion or "")]
     assert [e.quote for e in uv.evidence] == [UV_HERMES]
+
+    again = import_memories(agents=["claude-code", "codex"], home=str(home.root))
+    assert len(again.files_read) == 3  # the rolled-back run's files are read again
+    assert again.decisions == {"merge": 1, "write": 1}
+    [uv] = [c for c in _live(home).values() if "uv" in (c.conclusion or "")]
+    assert {e.quote for e in uv.evidence} == {UV_HERMES, UV_EN, UV_ZH}
