@@ -109,7 +109,7 @@ def test_dry_run_prints_what_would_happen_and_writes_nothing(harness, home, agen
     assert bad.exit_code == 2 and "unknown agent" in bad.output
 
 
-def test_an_import_run_rolls_back_and_its_files_can_be_imported_again(harness, home, agent_files) -> None:
+def test_a_rolled_back_import_can_be_imported_again(harness, home, agent_files) -> None:
     run = import_memories(agents=["claude-code", "codex"], home=str(home.root))
     assert run.commit is not None and run.cards_written == 2
     assert {c.conclusion for c in _live(home).values()} == {UV_EN, CONVENTION}
