@@ -129,11 +129,6 @@ def _outcome(c: Candidate, d: Decision) -> Outcome:
     )
 
 
-def commit_message(run_id: str, counts: dict[str, int]) -> str:
-    body = ", ".join(f"{v} {k}" for k, v in counts.items())
-    return f"import {run_id}: {body}\n\n{append.RUN_TRAILER}: {run_id}\n"
-
-
 @flow(name="import-memories")
 def import_memories(
     agents: list[str] | None = None,
@@ -214,15 +209,12 @@ def import_memories(
             journal = append.Journal(
                 run_id=summary.run_id,
                 writes=writes,
-                message=commit_message(summary.run_id, counts),
+                message=append.commit_message(summary.run_id, counts, flow="import"),
                 ledger=done,
             )
             journal = append_cards(settings, journal)
             summary.commit = journal.commit
-            summary.cards_written = sum(
-                1 for w in writes if w.before is None and not w.rel.endswith(".evidence.jsonl")
-            )
-            summary.evidence_appended = sum(1 for w in writes if w.rel.endswith(".evidence.jsonl"))
+            summary.cards_written, summary.evidence_appended = append.written(writes)
             if writes:
                 reindex(settings, embedder)
     log.info(

@@ -259,10 +259,7 @@ def ingest(home: str | None = None) -> RunSummary:
         )
         journal = append_cards(settings, journal)
         summary.commit = journal.commit
-        summary.cards_written = sum(
-            1 for w in writes if w.before is None and not w.rel.endswith(".evidence.jsonl")
-        )
-        summary.evidence_appended = sum(1 for w in writes if w.rel.endswith(".evidence.jsonl"))
+        summary.cards_written, summary.evidence_appended = append.written(writes)
         if writes:
             reindex(settings, embedder)
         if not failed & {f"{c.agent}:{c.session}" for c in offered}:
