@@ -157,6 +157,7 @@ def import_memories(
         held = held_quotes(root) if has_memory(root) else set()
         candidates: list[Candidate] = []
         done: dict[str, ledger.LedgerEntry] = {}
+        standing: set[str] = set()  # lines of instructions and memory files; not daily logs
         for source in locate(names, paths or [], settings, registry):
             key = f"{LEDGER_PREFIX}{source.path}"
             try:
@@ -179,8 +180,10 @@ def import_memories(
             ]
             summary.already_in_memory += len(found) - len(fresh)
             candidates += fresh
+            if source.kind != "daily":
+                standing |= {c.session for c in fresh}
             done[key] = ledger.LedgerEntry(turns=len(found), hash=digest, run=summary.run_id)
-        kept, rejected = screen(candidates)
+        kept, rejected = screen(candidates, frozenset(standing))
         summary.prescreen_rejected = len(rejected)
         grouped = group_equivalents(kept, embedder)
         summary.grouped_evidence = grouped.merged

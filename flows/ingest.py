@@ -86,10 +86,14 @@ def verify_quotes(facts: list[Fact], d: Digest) -> tuple[list[Candidate], list[F
 
 
 @task(cache_policy=NO_CACHE)
-def screen(candidates: list[Candidate]) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+def screen(
+    candidates: list[Candidate], standing: frozenset[str] = frozenset()
+) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+    """The pre-screen; candidates whose ``session`` is in ``standing`` are standing
+    instructions (``prescreen.screen``), as lines of an imported memory file are."""
     kept, rejected = [], []
     for c in candidates:
-        reason = prescreen.screen(c)
+        reason = prescreen.screen(c, standing=c.session in standing)
         if reason:
             rejected.append((c, reason))
         else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from flows import prescreen
 from flows.facts import Candidate, Fact
 from flows.onboarding import grouping, hermes_reader, markdown_reader
 from flows.onboarding.locations import claude_slug, default_files
@@ -134,3 +135,13 @@ def test_a_same_day_contradiction_keeps_the_clearer_and_is_listed() -> None:
     ]
     [conflict] = out.conflicts
     assert "conda" in conflict and "/o/MEMORY.md:1" in conflict
+
+
+def test_a_line_of_an_instructions_file_stands_yet_secrets_and_logs_still_fail() -> None:
+    line = _c("Run the tests with `pytest -q` before every commit.", "/a/CLAUDE.md", NEW)
+    assert prescreen.screen(line) == "one-off task instruction"  # said once in a session
+    assert prescreen.screen(line, standing=True) is None  # written into CLAUDE.md
+    key = _c("The deploy token is ghp_abcdefghijklmnopqrstuvwxyz123456", "/a/MEMORY.md", NEW)
+    assert prescreen.screen(key, standing=True) == "looks like a secret"
+    log = _c("Ran pip install -U torch, then it worked and fixed the import.", "/m.md", NEW)
+    assert prescreen.screen(log, standing=True) == "command-repair log"
