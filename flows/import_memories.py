@@ -89,9 +89,20 @@ class ImportSummary(BaseModel):
 def locate(
     agents: list[str], paths: list[str], settings: Settings, registry: Registry
 ) -> list[MemoryFile]:
+    """Each file once, even when two names lead to it (``CLAUDE.md`` as a link to
+    ``AGENTS.md`` is read as the first agent's)."""
     if paths:
-        return [f for agent in agents for f in given_files(agent, paths, registry)]
-    return [f for agent in agents for f in default_files(agent, settings, registry)]
+        found = [f for agent in agents for f in given_files(agent, paths, registry)]
+    else:
+        found = [f for agent in agents for f in default_files(agent, settings, registry)]
+    seen: set[Path] = set()
+    out = []
+    for f in found:
+        real = f.path.resolve()
+        if real not in seen:
+            seen.add(real)
+            out.append(f)
+    return out
 
 
 @task(cache_policy=NO_CACHE)
@@ -167,7 +178,7 @@ def import_memories(
                     summary.files_unchanged.append(str(source.path))
                     continue
                 found, digest = read_file(source, settings, registry)
-            except (OSError, UnicodeDecodeError) as exc:
+            except (OSError, reading.UnreadableFile) as exc:
                 summary.problems.append(f"{source.path}: {exc.__class__.__name__}: {exc}")
                 continue
             except Exception as exc:  # a model failing on a daily log fails that file only

@@ -19,6 +19,7 @@ from flows.facts import Candidate, Fact
 from flows.onboarding import hermes_reader, markdown_reader
 from flows.onboarding.locations import MemoryFile
 from flows.rules import CORRECTION
+from memory_repo.errors import DoseMemError
 from memory_repo.models import GLOBAL, CardType, Registry
 from memory_repo.settings import Settings
 
@@ -90,11 +91,18 @@ def daily(source: MemoryFile, text: str, settings: Settings, registry: Registry)
     return kept
 
 
+class UnreadableFile(DoseMemError):
+    """A memory file that is not UTF-8 text; the message never quotes its bytes."""
+
+
 def read(source: MemoryFile, settings: Settings, registry: Registry) -> tuple[list[Candidate], str]:
-    """The file's candidates and the hash of its bytes; raises ``OSError`` or
-    ``UnicodeDecodeError`` for a file that cannot be read as UTF-8 text."""
+    """The file's candidates and the hash of its bytes; raises ``OSError``, or
+    ``UnreadableFile`` for a file that is not UTF-8 text."""
     data = source.path.read_bytes()
-    text = data.decode("utf-8")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # its repr holds the bytes around the error
+        raise UnreadableFile(f"not UTF-8 text (byte {exc.start})") from None
     if source.kind == "daily":
         return daily(source, text, settings, registry), file_hash(data)
     return curated(source, text), file_hash(data)

@@ -107,6 +107,25 @@ def test_dry_run_prints_what_would_happen_and_writes_nothing(harness, home, agen
     assert f"- would write: {UV_ZH} [global]" in one.output and "1 files read" in one.output
     bad = CliRunner().invoke(app, ["--home", str(home.root), "import", "nanoclaw"])
     assert bad.exit_code == 2 and "unknown agent" in bad.output
+    latin1 = agent_files.lab / "NOTES.md"
+    latin1.write_bytes("- Café notes in Latin-1.\n".encode("latin-1"))
+    (agent_files.lab / "RULES.md").symlink_to(agent_files.project_md)
+    mixed = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home.root),
+            "import",
+            "markdown",
+            str(latin1),
+            str(agent_files.project_md),
+            str(agent_files.lab / "RULES.md"),
+            "--dry-run",
+        ],
+    )
+    assert mixed.exit_code == 0, mixed.output
+    assert f"! skipped {latin1}: UnreadableFile: not UTF-8 text (byte 5)" in mixed.output
+    assert mixed.output.count(CONVENTION) == 1  # a file and a link to it are read once
 
 
 def test_a_rolled_back_import_can_be_imported_again(harness, home, agent_files) -> None:
