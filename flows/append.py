@@ -213,6 +213,13 @@ def recover(root: Path, state: Path) -> list[str]:
     return finished
 
 
-def commit_message(run_id: str, counts: dict[str, int]) -> str:
+def commit_message(run_id: str, counts: dict[str, int], flow: str = "ingest") -> str:
     summary = ", ".join(f"{v} {k}" for k, v in counts.items())
-    return f"ingest {run_id}: {summary}\n\n{RUN_TRAILER}: {run_id}\n"
+    return f"{flow} {run_id}: {summary}\n\n{RUN_TRAILER}: {run_id}\n"
+
+
+def written(writes: list[Write]) -> tuple[int, int]:
+    """(new card files, evidence sidecars touched) of a planned run."""
+    sidecars = sum(1 for w in writes if w.rel.endswith(".evidence.jsonl"))
+    cards = sum(1 for w in writes if w.before is None and not w.rel.endswith(".evidence.jsonl"))
+    return cards, sidecars

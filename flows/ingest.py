@@ -91,10 +91,14 @@ def verify_quotes(facts: list[Fact], d: Digest) -> tuple[list[Candidate], list[F
 
 
 @task(cache_policy=NO_CACHE)
-def screen(candidates: list[Candidate]) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+def screen(
+    candidates: list[Candidate], standing: frozenset[str] = frozenset()
+) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+    """The pre-screen; candidates whose ``session`` is in ``standing`` are standing
+    instructions (``prescreen.screen``), as lines of an imported memory file are."""
     kept, rejected = [], []
     for c in candidates:
-        reason = prescreen.screen(c)
+        reason = prescreen.screen(c, standing=c.session in standing)
         if reason:
             rejected.append((c, reason))
         else:
@@ -302,10 +306,7 @@ def ingest(home: str | None = None) -> RunSummary:
         )
         journal = append_cards(settings, journal)
         summary.commit = journal.commit
-        summary.cards_written = sum(
-            1 for w in writes if w.before is None and not w.rel.endswith(".evidence.jsonl")
-        )
-        summary.evidence_appended = sum(1 for w in writes if w.rel.endswith(".evidence.jsonl"))
+        summary.cards_written, summary.evidence_appended = append.written(writes)
         if writes:
             reindex(settings, embedder)
         if not failed & {f"{c.agent}:{c.session}" for c in offered}:

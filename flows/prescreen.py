@@ -122,10 +122,16 @@ def _generic(text: str, _quote: str, c: Candidate) -> str | None:
 RULES: list[Rule] = [_secret, _timeline, _command_log, _version, _created_doc, _one_off, _generic]
 
 
-def screen(candidate: Candidate) -> str | None:
-    """The reason to reject, or None when the candidate may go on to the judge."""
+def screen(candidate: Candidate, standing: bool = False) -> str | None:
+    """The reason to reject, or None when the candidate may go on to the judge.
+
+    ``standing``: the quote is a line of a file the agent loads at every session start
+    (an imported ``CLAUDE.md``), an instruction that stands by construction, so the
+    one-off rule does not apply to it; every other rule does."""
     text = f"{candidate.fact.statement}\n{candidate.fact.quote}"
     for rule in RULES:
+        if standing and rule is _one_off:
+            continue
         reason = rule(text, candidate.fact.quote, candidate)
         if reason:
             return reason

@@ -6,6 +6,7 @@ The home directory holds the memory repository (the truth) and the state directo
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -67,6 +68,18 @@ class Settings(BaseSettings):
     capture_codex_dir: Path = Field(default_factory=lambda: Path.home() / ".codex" / "sessions")
     capture_hermes_dir: Path = Field(default_factory=lambda: Path.home() / ".hermes")
     capture_pi_dir: Path = Field(default_factory=lambda: Path.home() / ".pi" / "agent" / "sessions")
+    # Where `dose-mem import` finds each agent's own memory files (docs/capture.md,
+    # "Importing what the agents already keep"); Codex and Hermes honour their own homes.
+    import_claude_home: Path = Field(default_factory=lambda: Path.home() / ".claude")
+    import_codex_home: Path = Field(
+        default_factory=lambda: Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    )
+    import_hermes_home: Path = Field(
+        default_factory=lambda: Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
+    )
+    import_openclaw_workspace: Path = Field(
+        default_factory=lambda: Path.home() / ".openclaw" / "workspace"
+    )
     # Task state (docs/tasks.md): a running task with no event for this long is shown
     # as "not confirmed since"; finished tasks stay recallable this long.
     task_stale_hours: float = Field(default=6.0, gt=0)

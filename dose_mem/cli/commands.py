@@ -10,6 +10,7 @@ NAMES = (
     "check",
     "eval",
     "hook",
+    "import_memories",
     "ingest",
     "init",
     "mcp",

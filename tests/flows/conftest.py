@@ -23,3 +23,11 @@ def harness() -> Iterator[None]:
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
     return Home(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def agent_files(home: Home, monkeypatch: pytest.MonkeyPatch):
+    """The four agents' own memory files on a fixture machine (``adopt_home.AgentFiles``)."""
+    from adopt_home import AgentFiles
+
+    return AgentFiles(home, monkeypatch)
