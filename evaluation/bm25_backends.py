@@ -33,7 +33,6 @@ from memory_repo.lifecycle import superseded_ids
 from memory_repo.store import load_memory
 
 _FIELDS = [
-    "key",
     "item_id",
     "project",
     "type",
@@ -227,7 +226,7 @@ def latency_and_update(cards: int = 5000, queries: int = 200) -> dict[str, dict[
         write_synthetic_memory(Path(tmp) / "m", cards)
         rows = _rows(Path(tmp) / "m")
         write_synthetic_memory(Path(tmp) / "extra", 20, seed=99)
-        extra = [{**r, "key": "x" + r["key"]} for r in _rows(Path(tmp) / "extra")]
+        extra = _rows(Path(tmp) / "extra")
         (Path(tmp) / "t").mkdir()
         backends = {
             "lancedb": (LanceBM25(Path(tmp) / "l", rows), lambda b, q: b.search(q, where, 50)),

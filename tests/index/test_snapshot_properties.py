@@ -1,8 +1,8 @@
 """Properties of the in-RAM snapshot the service queries.
 
 Scope is a mask computed before ranking: whatever the rows and the prefilter, neither
-leg returns a row the prefilter's rule rejects (checked against a plain-Python reading of
-the same rule), and with enough depth each leg returns every admitted row it can score.
+leg returns a row the prefilter's rule rejects (checked against the rule's reference,
+``Prefilter.admits``), and with enough depth each leg returns every admitted row it can score.
 BM25 scores equal a direct Okapi BM25 over the same terms, and the dense leg's
 sign-bit preselection agrees with an exact scan when it rescores every row.
 """
@@ -23,6 +23,7 @@ from memory_repo.index import snapshot as snapshot_module
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.snapshot import BM25Params, Snapshot
 from memory_repo.models import CardType
+from tests.index.helpers import admits_row
 
 DIM = 8
 PROJECTS = ["global", "alpha", "beta", "gamma"]
@@ -68,7 +69,6 @@ def _id(n: int) -> str:
 def _table(rows: list[dict]) -> pa.Table:
     records = [
         {
-            "key": f"{_id(n)}#0",
             "item_id": _id(n),
             "project": r["project"],
             "type": r["type"].value,
@@ -97,18 +97,6 @@ def _table(rows: list[dict]) -> pa.Table:
     )
 
 
-def _admitted(row: dict, prefilter: Prefilter) -> bool:
-    """The prefilter's rule, read directly off one row."""
-    in_scope = any(
-        row["project"] in clause.projects and (clause.types is None or row["type"] in clause.types)
-        for clause in prefilter.clauses
-    )
-    if not prefilter.automatic:
-        return in_scope
-    alive = row["expires"] is None or row["expires"] > prefilter.today
-    return in_scope and not row["superseded"] and not row["archived"] and alive
-
-
 def _item_rows(rows: list[dict]) -> dict[str, dict]:
     return {_id(n): r for n, r in enumerate(rows)}
 
@@ -126,7 +114,7 @@ def test_legs_return_exactly_the_admitted_rows(rows, prefilters, query) -> None:
     vector = np.ones(DIM, dtype=np.float32) / math.sqrt(DIM)
     for prefilter in prefilters * 2:  # the second round answers from cached masks
         mask = snapshot.mask(prefilter)
-        admitted = {item for item, row in by_item.items() if _admitted(row, prefilter)}
+        admitted = {item for item, row in by_item.items() if admits_row(row, prefilter)}
         assert {ids[n] for n in np.flatnonzero(mask)} == admitted
 
         dense = {ids[n] for n, _ in snapshot.dense(vector, mask, 100)}
@@ -184,7 +172,6 @@ def test_sign_bit_preselection_agrees_with_an_exact_scan(monkeypatch) -> None:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     table = pa.table(
         {
-            "key": [f"i{n:05d}#0" for n in range(count)],
             "item_id": [f"i{n:05d}" for n in range(count)],
             "project": [PROJECTS[n % 4] for n in range(count)],
             "type": ["fact"] * count,
