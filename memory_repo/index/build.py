@@ -34,7 +34,7 @@ from memory_repo.store import EVIDENCE_SUFFIX, load_file, load_memory, memory_fi
 TABLE_PREFIX = "chunks_"
 # A refresh appends a small fragment; compaction (plus folding new rows into the scalar
 # indexes and dropping old versions) runs once this many have piled up, not on every
-# refresh: it costs ~2 s at 100k cards even with nothing to do.
+# refresh: it costs seconds at 100k cards even with nothing to do (docs/index.md).
 COMPACT_AFTER = 16
 _FLAGS = ["path", "item_id", "superseded", "archived"]
 
@@ -289,8 +289,8 @@ def _commit(
     """Deletions, additions and flag updates, each a table version; readers load only the
     version ``meta.json`` names afterwards, so none sees the steps in between.
 
-    (One ``merge_insert`` with a by-source delete did it in one version, but it scans
-    the whole table: 0.2-0.7 s at 100k cards against ~30 ms for the three steps.)
+    A single ``merge_insert`` would make one version but scans the whole table
+    (docs/index.md, "Build and refresh").
     """
     if touched:
         table.delete(f"path IN ({_sql_list(touched)})")
