@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_repo.index import snapshot as snapshot_module
+from memory_repo.index.legs import DenseLeg, LexicalLeg
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.snapshot import BM25Params, Snapshot
 from memory_repo.models import CardType
@@ -109,6 +110,7 @@ def _item_rows(rows: list[dict]) -> dict[str, dict]:
 )
 def test_legs_return_exactly_the_admitted_rows(rows, prefilters, query) -> None:
     snapshot = Snapshot.from_batches(_table(rows).to_reader(max_chunksize=7), DIM)  # batches
+    assert isinstance(snapshot, DenseLeg) and isinstance(snapshot, LexicalLeg)
     by_item = _item_rows(rows)
     ids = snapshot.ids_of(list(range(snapshot.rows)))
     vector = np.ones(DIM, dtype=np.float32) / math.sqrt(DIM)
