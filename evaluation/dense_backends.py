@@ -23,7 +23,7 @@ import faiss
 import numpy as np
 import pyarrow as pa
 
-from evaluation.leg_compare import agreement_summary, interleaved
+from evaluation.leg_compare import agreement_summary, interleaved, vector_table
 from memory_repo.index.embedders import one_blas_thread
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.snapshot import Snapshot
@@ -46,23 +46,7 @@ def _table(vectors: np.ndarray) -> pa.Table:
     count = len(vectors)
     projects = ["global" if n % 10 == 0 else PROJECTS[n % len(PROJECTS)] for n in range(count)]
     order = np.argsort(np.array(projects), kind="stable")
-    return pa.table(
-        {
-            "item_id": [f"i{n:06d}" for n in range(count)],
-            "project": [projects[n] for n in order],
-            "type": ["fact"] * count,
-            "path": ["p.md"] * count,
-            "l0": [""] * count,
-            "l1": [""] * count,
-            "heading": [""] * count,
-            "text": [""] * count,
-            "superseded": [False] * count,
-            "archived": [False] * count,
-            "expires": pa.array([None] * count, pa.date32()),
-            "tokens": [""] * count,
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors[order].ravel()), DIM),
-        }
-    )
+    return vector_table(vectors[order], [projects[n] for n in order])
 
 
 def leg_comparison(

@@ -13,6 +13,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+
 Ranked = list[tuple[str, float]]
 
 
@@ -68,3 +71,28 @@ def agreement_summary(pairs: list[tuple[Ranked, Ranked]], k: int) -> dict[str, f
             statistics.fmean(a["same_within_ties"] for a in agreed), 4
         ),
     }
+
+
+def vector_table(vectors: np.ndarray, projects: list[str]) -> pa.Table:
+    """Index rows carrying only what the dense leg reads: row ``n`` holds ``vectors[n]``
+    in project ``projects[n]``, item id ``i<n>``, a live fact with empty text."""
+    count, dim = vectors.shape
+    return pa.table(
+        {
+            "item_id": [f"i{n:06d}" for n in range(count)],
+            "project": projects,
+            "type": ["fact"] * count,
+            "path": ["p.md"] * count,
+            "l0": [""] * count,
+            "l1": [""] * count,
+            "heading": [""] * count,
+            "text": [""] * count,
+            "superseded": [False] * count,
+            "archived": [False] * count,
+            "expires": pa.array([None] * count, pa.date32()),
+            "tokens": [""] * count,
+            "vector": pa.FixedSizeListArray.from_arrays(
+                pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel()), dim
+            ),
+        }
+    )

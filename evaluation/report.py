@@ -13,6 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from evaluation.metrics import (
+    METRICS,
     Share,
     by_language_pair,
     silence_by_language,
@@ -21,19 +22,7 @@ from evaluation.metrics import (
 )
 from evaluation.run import EvalResult
 
-TABLE = (
-    "hit_rate",
-    "useful_content",
-    "useful_rate",
-    "harmful_rate",
-    "harmful_turn_rate",
-    "silence",
-    "injection_rate",
-    "routine_injection_rate",
-    "items_per_turn",
-    "bytes_per_turn",
-    "composite",
-)
+TABLE = METRICS[: METRICS.index("task_hit_rate")]  # the task metrics: TASK_TABLE, TASK_ROWS
 QUALITY = ("hit_rate", "useful_rate", "harmful_rate", "silence", "composite")
 # Shown beside TABLE when the environment has task probes.
 TASK_TABLE = ("task_hit_rate", "served")

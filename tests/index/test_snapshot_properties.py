@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evaluation.leg_compare import vector_table
 from memory_repo.index import snapshot as snapshot_module
 from memory_repo.index.legs import DenseLeg, LexicalLeg
 from memory_repo.index.scope import Prefilter, ScopeClause
@@ -172,23 +173,7 @@ def test_sign_bit_preselection_agrees_with_an_exact_scan(monkeypatch) -> None:
     count, dim = 3000, 64
     vectors = rng.standard_normal((count, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    table = pa.table(
-        {
-            "item_id": [f"i{n:05d}" for n in range(count)],
-            "project": [PROJECTS[n % 4] for n in range(count)],
-            "type": ["fact"] * count,
-            "path": ["p.md"] * count,
-            "l0": [""] * count,
-            "l1": [""] * count,
-            "heading": [""] * count,
-            "text": [""] * count,
-            "superseded": [False] * count,
-            "archived": [False] * count,
-            "expires": pa.array([None] * count, pa.date32()),
-            "tokens": [""] * count,
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
-        }
-    )
+    table = vector_table(vectors, [PROJECTS[n % 4] for n in range(count)])
     snapshot = Snapshot.from_batches(table.to_reader(), dim)
     mask = snapshot.mask(Prefilter(clauses=[ScopeClause(projects=PROJECTS[:3])]))
     agree = []
