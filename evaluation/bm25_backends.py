@@ -23,6 +23,7 @@ import tantivy
 from lancedb.index import FTS
 from lancedb.query import MatchQuery
 
+from evaluation.leg_compare import agreement_summary, interleaved
 from evaluation.locomo import KS, card_id, load_conversation, write_memory
 from evaluation.synthetic import synthetic_queries, write_synthetic_memory
 from memory_repo.index.rows import item_rows
@@ -33,7 +34,6 @@ from memory_repo.lifecycle import superseded_ids
 from memory_repo.store import load_memory
 
 _FIELDS = [
-    "key",
     "item_id",
     "project",
     "type",
@@ -124,6 +124,13 @@ class TantivyBM25:
         self.index.reload()
 
     def search(self, query: str, projects: list[str], today: dt.date, n: int) -> list[str]:
+        return [item for item, _ in self.scored(query, projects, today, n)]
+
+    def scored(
+        self, query: str, projects: list[str], today: dt.date, n: int
+    ) -> list[tuple[str, float]]:
+        """(item id, score) of the top ``n`` chunks, the scope and lifecycle inside the
+        query (a constant-score filter clause)."""
         terms = bm25_terms(query).split()
         if not terms:
             return []
@@ -163,7 +170,10 @@ class TantivyBM25:
             ]
         )
         searcher = self.index.searcher()
-        return [searcher.doc(addr)["item_id"][0] for _, addr in searcher.search(both, n).hits]
+        return [
+            (searcher.doc(addr)["item_id"][0], score)
+            for score, addr in searcher.search(both, n).hits
+        ]
 
 
 class SnapshotBM25:
@@ -184,9 +194,16 @@ class SnapshotBM25:
         self.snapshot = Snapshot.from_batches(table.to_reader(), 1, self.params)
 
     def search(self, query: str, prefilter: Prefilter, n: int) -> list[str]:
-        mask = self.snapshot.mask(prefilter)
-        hits = self.snapshot.bm25(bm25_terms(query).split(), mask, n)
-        return self.snapshot.ids_of([row for row, _ in hits])
+        return [item for item, _ in self.scored(query, prefilter, n)]
+
+    def scored(self, query: str, prefilter: Prefilter, n: int) -> list[tuple[str, float]]:
+        """(item id, score) of the top ``n`` chunks, as the service's leg reads them: the
+        cached scope mask, and only the scope's row ranges when it is narrow."""
+        snapshot = self.snapshot
+        mask = snapshot.mask(prefilter)
+        hits = snapshot.bm25(bm25_terms(query).split(), mask, n, snapshot.runs(prefilter))
+        ids = snapshot.ids_of([row for row, _ in hits])
+        return [(item, score) for item, (_, score) in zip(ids, hits, strict=True)]
 
 
 def locomo_recall(files: list[Path]) -> dict[str, float]:
@@ -227,7 +244,7 @@ def latency_and_update(cards: int = 5000, queries: int = 200) -> dict[str, dict[
         write_synthetic_memory(Path(tmp) / "m", cards)
         rows = _rows(Path(tmp) / "m")
         write_synthetic_memory(Path(tmp) / "extra", 20, seed=99)
-        extra = [{**r, "key": "x" + r["key"]} for r in _rows(Path(tmp) / "extra")]
+        extra = _rows(Path(tmp) / "extra")
         (Path(tmp) / "t").mkdir()
         backends = {
             "lancedb": (LanceBM25(Path(tmp) / "l", rows), lambda b, q: b.search(q, where, 50)),
@@ -256,6 +273,44 @@ def latency_and_update(cards: int = 5000, queries: int = 200) -> dict[str, dict[
     return out
 
 
+def leg_comparison(
+    cards: int = 10_000, queries: int = 300, rounds: int = 5, k: int = 10, wide: bool = False
+) -> dict[str, Any]:
+    """The snapshot's BM25 leg against tantivy on one synthetic memory, scope (3 projects
+    and global, or with ``wide`` every project) and lifecycle inside each query, the two
+    interleaved query by query in every round (order alternating between rounds) so that
+    load from other processes falls on both alike. Per round each backend's p50 and p99
+    in ms; the medians over rounds; and the top-``k`` agreement over all queries."""
+    today = dt.date(2026, 6, 1)
+    prompts = synthetic_queries(queries)
+    with tempfile.TemporaryDirectory() as tmp:
+        registry = write_synthetic_memory(Path(tmp) / "m", cards)
+        projects = sorted(registry.ids) if wide else ["p001", "p002", "p003"]
+        projects = [*projects, "global"]
+        prefilter = Prefilter(clauses=[ScopeClause(projects=projects)], today=today)
+        rows = _rows(Path(tmp) / "m")
+        (Path(tmp) / "t").mkdir()
+        ram, tan = SnapshotBM25(rows), TantivyBM25(Path(tmp) / "t", rows)
+        runners = {
+            "snapshot": lambda q: ram.scored(q, prefilter, k),
+            "tantivy": lambda q: tan.scored(q, projects, today, k),
+        }
+        for run in runners.values():  # warm: jieba, the cached mask, tantivy's searcher
+            run(prompts[0])
+            timings = interleaved(runners, prompts, rounds)
+        pairs = [(runners["snapshot"](q), runners["tantivy"](q)) for q in prompts]
+
+    return {
+        "cards": cards,
+        "scope_projects": len(projects),
+        "chunks": len(rows),
+        "queries": queries,
+        "rounds": rounds,
+        **timings,
+        **agreement_summary(pairs, k),
+    }
+
+
 if __name__ == "__main__":
     import json
 
@@ -267,6 +322,8 @@ if __name__ == "__main__":
             {
                 "locomo_bm25_recall@10": locomo_recall(locomo),
                 "latency_10k_chunks": latency_and_update(),
+                "legs_10k_cards_interleaved": leg_comparison(),
+                "legs_10k_cards_interleaved_wide": leg_comparison(wide=True),
             },
             indent=1,
         )

@@ -33,7 +33,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from evaluation.probes import Probe, load_probes, week_start
 from evaluation.task_feed import TASK_EVENTS_FILE, RegistryAt, TaskFeed, load_task_feed
 from memory_repo.errors import DoseMemError
-from memory_repo.history import commit, history, init_repo
+from memory_repo.history import commit, history, init_repo, memory_as_of
+from memory_repo.store import load_memory
 from recall_api.models import Identity
 
 ENV_FILE = "env.yaml"
@@ -116,9 +117,7 @@ def load_environment(root: Path, workdir: Path) -> Environment:
     root = Path(root)
     spec = load_env_spec(root)
     probes = load_probes(root / PROBES_FILE)
-    unknown = sorted({p.agent for p in probes} - set(spec.agents))
-    if unknown:
-        raise EnvironmentLoadError(f"{root / PROBES_FILE}: agents not in {ENV_FILE}: {unknown}")
+    check_agents(probes, spec, root)
     if spec.memory is not None:
         repo = (root / spec.memory.expanduser()).resolve()
         commits = [Commit(sha=c.sha, at=c.date, message=c.message) for c in history(repo)]
@@ -131,7 +130,54 @@ def load_environment(root: Path, workdir: Path) -> Environment:
         registry_at = RegistryAt(repo, [(c.sha, c.at) for c in commits], workdir / "registries")
         tasks = load_task_feed(root / TASK_EVENTS_FILE, identities, registry_at)
     check_task_keys(probes, tasks, root)
-    return Environment(root=root, spec=spec, probes=probes, repo=repo, commits=commits, tasks=tasks)
+    env = Environment(root=root, spec=spec, probes=probes, repo=repo, commits=commits, tasks=tasks)
+    check_gold_ids(env)
+    return env
+
+
+def check_agents(probes: list[Probe], spec: EnvSpec, root: Path) -> None:
+    """Every probe's agent is one of ``env.yaml``'s, and its profile is that agent's."""
+    unknown = sorted({p.agent for p in probes} - set(spec.agents))
+    if unknown:
+        raise EnvironmentLoadError(f"{root / PROBES_FILE}: agents not in {ENV_FILE}: {unknown}")
+    for probe in probes:
+        expected = spec.agents[probe.agent].profile
+        if probe.profile != expected:
+            raise EnvironmentLoadError(
+                f"{root / PROBES_FILE}: probe {probe.id} has profile {probe.profile!r}, but "
+                f"{ENV_FILE} gives agent {probe.agent!r} the profile {expected!r}"
+            )
+
+
+def check_gold_ids(env: Environment) -> None:
+    """Every item id a probe's gold names (necessary, helpful, harmful) is an item of the
+    snapshot that probe is answered against: an id in no commit is unknown, one that only a
+    later commit adds was not yet committed. Either is an error naming the probe."""
+    ids_at: dict[str | None, set[str]] = {None: set()}
+
+    def ids(sha: str | None) -> set[str]:
+        if sha not in ids_at:
+            with memory_as_of(env.repo, sha) as tree:
+                ids_at[sha] = set(load_memory(tree).items) if tree else set()
+        return ids_at[sha]
+
+    last = env.commits[-1].sha if env.commits else None
+    for probe in env.probes:
+        if probe.gold is None:
+            continue
+        named = {*probe.gold.necessary, *probe.gold.helpful, *probe.gold.harmful}
+        snap = env.snapshot_for(probe)
+        missing = sorted(named - ids(snap.sha if snap else None))
+        if not missing:
+            continue
+        later = [i for i in missing if i in ids(last)]
+        unknown = [i for i in missing if i not in later]
+        where = f"its snapshot {snap.sha[:10]}" if snap else "its week (no commit yet)"
+        why = [f"not yet committed at {where}: {later}"] if later else []
+        why += [f"in no commit of the memory: {unknown}"] if unknown else []
+        raise EnvironmentLoadError(
+            f"{env.root / PROBES_FILE}: probe {probe.id} names items {'; '.join(why)}"
+        )
 
 
 def check_task_keys(probes: list[Probe], tasks: TaskFeed | None, root: Path) -> None:

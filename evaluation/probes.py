@@ -80,7 +80,8 @@ class Probe(BaseModel):
 
 
 class SystemInput(BaseModel):
-    """Everything a system may see of a probe: no follow-ups, no gold, no split, no tags."""
+    """Everything a system may see of a probe: no follow-ups, no gold, no split, no tags,
+    and no previous turn (the recall request has none; the LLM judge reads it)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -90,7 +91,6 @@ class SystemInput(BaseModel):
     profile: str
     timestamp: dt.datetime
     prompt: str
-    previous_turn: str | None = None
     cwd: str | None = None
     project: str | None = None
     turn: int
@@ -104,7 +104,6 @@ def system_input(probe: Probe) -> SystemInput:
         profile=probe.profile,
         timestamp=probe.timestamp,
         prompt=probe.prompt,
-        previous_turn=probe.previous_turn,
         cwd=probe.cwd,
         project=probe.project,
         turn=probe.turn,

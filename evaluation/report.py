@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from evaluation.metrics import (
+    METRICS,
     Share,
     by_language_pair,
     silence_by_language,
@@ -20,27 +22,7 @@ from evaluation.metrics import (
 )
 from evaluation.run import EvalResult
 
-HEADLINE = (
-    "hit_rate",
-    "harmful_rate",
-    "useful_rate",
-    "injection_rate",
-    "bytes_per_turn",
-    "composite",
-)
-TABLE = (
-    "hit_rate",
-    "useful_content",
-    "useful_rate",
-    "harmful_rate",
-    "harmful_turn_rate",
-    "silence",
-    "injection_rate",
-    "routine_injection_rate",
-    "items_per_turn",
-    "bytes_per_turn",
-    "composite",
-)
+TABLE = METRICS[: METRICS.index("task_hit_rate")]  # the task metrics: TASK_TABLE, TASK_ROWS
 QUALITY = ("hit_rate", "useful_rate", "harmful_rate", "silence", "composite")
 # Shown beside TABLE when the environment has task probes.
 TASK_TABLE = ("task_hit_rate", "served")
@@ -61,14 +43,36 @@ def _shares(table: dict[str, dict[str, Share]]) -> dict[str, dict[str, object]]:
     return {lang: {name: _share_json(s) for name, s in row.items()} for lang, row in table.items()}
 
 
+def _finite(value: float) -> float | None:
+    """JSON has no NaN: a metric with no turns to measure (no routine probe...) is null."""
+    return None if math.isnan(value) else value
+
+
 def summary_json(result: EvalResult) -> dict[str, object]:
-    """The one object ``dose-mem eval run --json`` prints."""
+    """The one object ``dose-mem eval run --json`` prints: every metric of every system
+    (value and 95% CI), the thresholds chosen on dev, the split counts and the systems
+    that were skipped with their reason (evaluation/README.md, "The --json summary")."""
     return {
+        "env": result.env,
+        "judge": result.judge,
         "probes": result.probes,
+        "splits": {"dev": result.dev_probes, "test": result.test_probes},
         "systems": {
-            name: {k: {"value": s.metrics[k].value, "ci": list(s.metrics[k].ci)} for k in HEADLINE}
+            name: {
+                k: {"value": _finite(e.value), "ci": [_finite(x) for x in e.ci]}
+                for k, e in s.metrics.items()
+            }
             for name, s in result.systems.items()
         },
+        "thresholds": {
+            name: {
+                "chosen": s.thresholds,
+                "dev_composite": {g: _finite(v) for g, v in s.dev_composite.items()},
+            }
+            for name, s in result.systems.items()
+        },
+        "skipped": [s.model_dump() for s in result.skipped],
+        "agreement": result.agreement,
         "language_pairs": _shares(by_language_pair(result.records)),
         "silence_by_language": _shares(silence_by_language(result.records)),
         **task_json(result),

@@ -126,7 +126,6 @@ class DoseMem:
             turn=inp.turn,
             cwd=inp.cwd,
             project=inp.project,
-            previous_turn=inp.previous_turn,
         )
         snapshot.set_day(inp.timestamp)
         tasks = self.tasks

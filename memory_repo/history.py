@@ -1,5 +1,11 @@
 """The memory repository's git history: commits, the repo "as of" a moment, weekly snapshots.
 
+This module is the one way the project reaches git, through GitPython (``open_repo``):
+writes (``init_repo``, ``commit``, ``revert``, ``snapshot_tag``) and reads (``history``,
+``export_tree``, and for the index's refresh ``head`` and ``changed_paths``). Code outside
+it asks these functions, or calls git commands on the ``git.Repo`` ``open_repo`` returns;
+it never starts git itself. The recall service imports none of it (docs/index.md, "Git").
+
 Evaluation replays weeks of memory growth, so every read here works on any past commit
 without touching the working tree: a past state is written out from the commit's tree
 into a separate directory where ``load_memory`` can read it like any other repository.
@@ -104,27 +110,6 @@ def commit_before(root: Path, when: dt.datetime) -> CommitInfo | None:
     return earlier[-1] if earlier else None
 
 
-def weekly_snapshots(root: Path, weeks: Iterable[dt.date]) -> dict[dt.date, CommitInfo | None]:
-    """For each week start (a date, midnight UTC), the commit strictly before it."""
-    commits = history(root)
-    out: dict[dt.date, CommitInfo | None] = {}
-    for week in sorted(set(weeks)):
-        start = dt.datetime.combine(week, dt.time(), tzinfo=dt.UTC)
-        earlier = [c for c in commits if c.date < start]
-        out[week] = earlier[-1] if earlier else None
-    return out
-
-
-def week_starts(first: dt.date, last: dt.date) -> list[dt.date]:
-    """Mondays from the week containing ``first`` up to and including ``last``'s week."""
-    monday = first - dt.timedelta(days=first.weekday())
-    out: list[dt.date] = []
-    while monday <= last:
-        out.append(monday)
-        monday += dt.timedelta(days=7)
-    return out
-
-
 def snapshot_tag(root: Path, today: dt.date) -> str | None:
     """Tag HEAD for ``today``'s ISO week (idempotent); None when the repository has no commit.
 
@@ -192,6 +177,40 @@ def revert(root: Path, sha: str, message: str | None = None) -> str:
         detail = str(exc.stderr).strip().strip("'").removeprefix("stderr: '") or str(exc)
         raise HistoryError(f"cannot revert {sha}: {detail.splitlines()[0]}") from exc
     return repo.head.commit.hexsha
+
+
+def head(root: Path) -> str | None:
+    """The sha of HEAD; None when ``root`` is no git repository or has no commit yet."""
+    try:
+        repo = open_repo(root)
+    except HistoryError:
+        return None
+    return repo.head.commit.hexsha if repo.head.is_valid() else None
+
+
+def changed_paths(root: Path, since: str) -> set[str] | None:
+    """Paths that differ between commit ``since`` and the work tree (staged, unstaged,
+    deleted; renames as a deletion and an addition), plus untracked files git does not
+    ignore. None when ``root`` is no git repository or ``since`` is not a commit of it:
+    the caller must then treat every file as changed. Both git commands walk the work
+    tree, so they run side by side."""
+    try:
+        repo = open_repo(root)
+    except HistoryError:
+        return None
+    commands = [
+        ["git", "diff", "--name-only", "--no-renames", "-z", since],
+        ["git", "ls-files", "--others", "--exclude-standard", "-z"],
+    ]
+    try:
+        running = [repo.git.execute(c, as_process=True) for c in commands]
+        outputs = []
+        for process in running:
+            outputs.append(process.proc.stdout.read().decode("utf-8", "surrogateescape"))
+            process.wait()
+    except (OSError, git.GitCommandError):
+        return None
+    return {rel for out in outputs for rel in out.split("\0") if rel}
 
 
 def _git_date(when: dt.datetime) -> str:

@@ -3,6 +3,12 @@
 Supersedes chains are resolved over the whole repository, so a correction in one project
 retires a card wherever it lives. Everything here is pure, so the index and the checker
 agree on the same answers.
+
+``is_recallable`` (on an item) and ``is_alive`` (on the three flags the index stores per
+row) are the reference forms of the rule. The index applies it twice more, for speed:
+as SQL (``Prefilter.where``) and as one numpy comparison (``Snapshot.mask``). Both are
+property-tested against these functions (tests/index/test_lifecycle_reference.py), so a
+change of the rule starts here.
 """
 
 from __future__ import annotations
@@ -32,11 +38,6 @@ def expiry(item: Item) -> dt.date | None:
     return item.created + dt.timedelta(days=ttl) if ttl is not None else None
 
 
-def is_expired(item: Item, today: dt.date) -> bool:
-    until = expiry(item)
-    return until is not None and until <= today
-
-
 def superseded_ids(items: Iterable[Item]) -> set[str]:
     """Every id that some other item names in ``supersedes``."""
     return {old for item in items for old in item.supersedes if old != item.id}
@@ -49,8 +50,21 @@ def is_archived(item: Item, registry: Registry) -> bool:
     return project is not None and project.status == ProjectStatus.archived
 
 
+def is_alive(*, superseded: bool, archived: bool, expires: dt.date | None, today: dt.date) -> bool:
+    """The rule on an index row's flags: not superseded, not archived, and ``expires``
+    (from ``expiry``; None = never) after ``today``: an item expiring today is gone."""
+    return not superseded and not archived and (expires is None or expires > today)
+
+
 def is_recallable(item: Item, today: dt.date, superseded: set[str], registry: Registry) -> bool:
-    return not (item.id in superseded or is_expired(item, today) or is_archived(item, registry))
+    """Whether automatic recall may return ``item`` on ``today``; ``superseded`` is
+    ``superseded_ids`` of the whole repository."""
+    return is_alive(
+        superseded=item.id in superseded,
+        archived=is_archived(item, registry),
+        expires=expiry(item),
+        today=today,
+    )
 
 
 def supersedes_cycles(graph: Mapping[str, list[str]]) -> list[list[str]]:
@@ -82,15 +96,3 @@ def supersedes_cycles(graph: Mapping[str, list[str]]) -> list[list[str]]:
         if state.get(node) is None:
             visit(node)
     return cycles
-
-
-def latest_version(item_id: str, items: Mapping[str, Item]) -> str:
-    """Follow the chain forward: the id of the newest item that (transitively) replaces this one."""
-    replaced_by: dict[str, str] = {}
-    for item in sorted(items.values(), key=lambda i: (i.created, i.id)):
-        for old in item.supersedes:
-            replaced_by[old] = item.id
-    current, hops = item_id, 0
-    while current in replaced_by and hops < len(items):
-        current, hops = replaced_by[current], hops + 1
-    return current

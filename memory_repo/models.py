@@ -37,7 +37,12 @@ class Source(StrEnum):
 
 
 class ProjectKind(StrEnum):
+    """What a project is. Only ``personal`` changes a rule (the personal profile sees
+    personal projects and habits); ``research`` and ``coding`` (a software repository) are
+    scoped alike and say what the project is for a person reading the registry."""
+
     research = "research"
+    coding = "coding"
     personal = "personal"
 
 

@@ -30,14 +30,11 @@ class Settings(BaseSettings):
     port: int = 8765
     allow_remote: bool = False
     # Worker threads that run recalls: one per core. Recalls are CPU work under one GIL,
-    # and every extra runnable thread adds hand-offs; the multilingual model (numpy)
-    # holds the GIL for more of its time than the ONNX one did. 8 clients at 10k cards
-    # on 2 cores, recalls/s (docs/index.md, 2026-12-04): 2 threads 167-179, 4 131-151
-    # (three runs each, alternating).
+    # and every extra runnable thread adds hand-offs (measured: docs/index.md).
     request_threads: int = Field(default=2, ge=1)
     # How the service reads an index version: in a child process that hands over the
-    # finished snapshot (lancedb, ~67 MB, and the load's scratch memory stay out of the
-    # service; docs/index.md), or "inline" in the service itself.
+    # finished snapshot (lancedb and the load's scratch memory stay out of the service;
+    # docs/index.md), or "inline" in the service itself.
     snapshot_loader: Literal["subprocess", "inline"] = "subprocess"
 
     # local: multilingual (Chinese and English in one space), shipped in a wheel;

@@ -54,7 +54,7 @@ def memory_files(root: Path) -> Iterator[str]:
     """Relative paths of every file that can hold items, in a stable order.
 
     ``os.scandir`` over the known folders rather than globbing: every refresh lists the
-    whole repo, and at 100k cards glob + ``relative_to`` took ~2 s of it.
+    whole repo (glob against scandir: docs/index.md).
     """
     found = _md_files(root / "global" / "cards", "global/cards/")
     for project in _subdirs(root / "projects"):

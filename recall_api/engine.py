@@ -162,7 +162,7 @@ class RecallEngine:
             return RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
         hits = self.index.search(request.prompt, prefilter, k=CANDIDATES)
         if not hits:
-            return RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
+            return RecallResult(injected=False, reason=Reason.no_hits, trigger=trigger, **base)
         prompt = read_prompt(request.prompt, self.index.parts, self.bridge)
         cued = cue_in(request.prompt, profile.cues) is not None
         kept = _passing(hits, prompt, profile, cued=cued, project=where.project)

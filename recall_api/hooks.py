@@ -1,8 +1,9 @@
 """Agent hooks that ask the recall service before each prompt, and never block the agent.
 
 A hook runs as a fresh process on every prompt, so this module imports only the standard
-library: no index, no FastAPI, and not even httpx (whose import pulls in rich and cost
-0.7-1 s here against 0.1-0.2 s for urllib), since start-up is paid on every prompt.
+library: no index, no FastAPI, and not even httpx (whose import pulls in rich; its
+start-up against urllib's is in docs/integrations.md), since start-up is paid on every
+prompt.
 Every failure -- service down, timeout, 401, malformed input or output -- ends the same
 way: nothing on stdout, exit status 0, and the agent carries on without memory.
 """

@@ -28,7 +28,6 @@ MAX_FORMAT_CHARS = 40
 MAX_BODY_BYTES = 1 << 20
 
 PromptText = Annotated[str, Field(min_length=1, max_length=MAX_PROMPT_CHARS)]
-PreviousTurn = Annotated[str, Field(max_length=MAX_PROMPT_CHARS)]
 QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
 SessionId = Annotated[str, Field(min_length=1, max_length=MAX_SESSION_ID_CHARS)]
 TurnNumber = Annotated[int, Field(ge=1, le=MAX_TURN)]
@@ -69,7 +68,6 @@ class RecallRequest(BaseModel):
     turn: TurnNumber
     cwd: CwdPath | None = None
     project: ProjectId | None = None
-    previous_turn: PreviousTurn | None = None
 
 
 class Reason(StrEnum):
@@ -77,6 +75,9 @@ class Reason(StrEnum):
     not_triggered = "not_triggered"
     out_of_scope = "out_of_scope"
     below_threshold = "below_threshold"
+    # The scope is one the token may see, but the search found nothing in it (no
+    # recallable item there yet: an empty project, or only retired cards).
+    no_hits = "no_hits"
     # A status question that names no task this token may see (docs/tasks.md).
     no_task = "no_task"
 

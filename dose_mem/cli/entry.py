@@ -39,7 +39,7 @@ def main() -> None:
         sys.exit(0)
     if _command(args) == "serve":
         # The service imports only what it serves with: the full CLI pulls in the LLM
-        # client, plotting and git libraries, ~50 MB resident for the life of the service.
+        # client, plotting and git libraries, resident for the life of the service.
         from dose_mem.cli.build import make_app
 
         make_app(("serve",))()

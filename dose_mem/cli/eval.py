@@ -40,6 +40,13 @@ def run(
         str | None,
         typer.Option(help="With --judge llm: a second model re-judges 20% for Cohen's kappa."),
     ] = None,
+    workdir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Keep the built memory repository, snapshots and indexes here (an empty or "
+            "new folder) instead of a temporary one removed at the end."
+        ),
+    ] = None,
 ) -> None:
     """Tune thresholds on dev, report on test; writes report.md, results.json, PNGs."""
     if judge not in ("gold", "llm"):
@@ -47,6 +54,9 @@ def run(
         raise typer.Exit(2)
     if not (env_dir / "env.yaml").is_file():
         typer.echo(f"{env_dir} is not an evaluation environment (no env.yaml)", err=True)
+        raise typer.Exit(2)
+    if workdir is not None and (workdir.is_file() or (workdir.is_dir() and any(workdir.iterdir()))):
+        typer.echo(f"--workdir {workdir} must be an empty or new folder", err=True)
         raise typer.Exit(2)
     cfg = settings()
     target = out or cfg.state_path / "eval" / env_dir.resolve().name
@@ -65,7 +75,12 @@ def run(
 
         try:
             result = run_evaluation(
-                env_dir, cfg, judge=judge, second_model=second_model, progress=progress
+                env_dir,
+                cfg,
+                judge=judge,
+                second_model=second_model,
+                workdir=workdir,
+                progress=progress,
             )
         except DoseMemError as exc:
             typer.echo(f"evaluation failed: {exc}", err=True)

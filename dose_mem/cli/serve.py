@@ -12,8 +12,7 @@ from dose_mem.cli.context import settings
 
 # The event loop (HTTP parsing, responses) and the request threads (recall) share one
 # GIL; at Python's default 5 ms a parsed request can wait a whole interval for its turn.
-# 8 clients at 10k cards, recalls/s: 5 ms 143, 2 ms 156, 1 ms 150, 0.5 ms 159-174,
-# 0.2 ms 143 (switching itself starts to cost).
+# Shorter is better until switching itself costs (the sweep: docs/index.md).
 SWITCH_INTERVAL_S = 0.0005
 
 

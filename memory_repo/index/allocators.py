@@ -2,8 +2,8 @@
 
 Loading a table version into a snapshot allocates several times the snapshot's size for
 a moment. By default Arrow's mimalloc pool and glibc's per-thread malloc arenas keep
-those pages, which at 10k cards left the service ~190 MB above what it holds, and the
-service runs a thread per concurrent request.
+those pages, so the service stays well above what it holds, and the service runs a
+thread per concurrent request (docs/index.md, "Measurements behind the code").
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def _libc() -> ctypes.CDLL | None:
 
 def lean_allocators() -> None:
     """For a serving process, before its threads start: Arrow on the system allocator
-    (so a trim can return its pages) and at most four malloc arenas (two cost ~8% more
-    CPU per recall in lock contention; unlimited kept ~100 MB more resident)."""
+    (so a trim can return its pages) and at most four malloc arenas (fewer contend for
+    locks, more keep memory resident: docs/index.md, "Measurements behind the code")."""
     pa.set_memory_pool(pa.system_memory_pool())
     libc = _libc()
     mallopt = getattr(libc, "mallopt", None)

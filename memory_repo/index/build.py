@@ -9,7 +9,6 @@ lives in a file map beside the table (``file_map.py``), written before the meta.
 
 from __future__ import annotations
 
-import subprocess
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from memory_repo.cards import content_hash
 from memory_repo.errors import MalformedCard
+from memory_repo.history import changed_paths, head
 from memory_repo.index.embedders import Embedder
 from memory_repo.index.file_map import FileMap, drop_other_maps, map_name
 from memory_repo.index.meta import IndexMeta, meta_path, read_meta, write_meta
@@ -34,7 +34,7 @@ from memory_repo.store import EVIDENCE_SUFFIX, load_file, load_memory, memory_fi
 TABLE_PREFIX = "chunks_"
 # A refresh appends a small fragment; compaction (plus folding new rows into the scalar
 # indexes and dropping old versions) runs once this many have piled up, not on every
-# refresh: it costs ~2 s at 100k cards even with nothing to do.
+# refresh: it costs seconds at 100k cards even with nothing to do (docs/index.md).
 COMPACT_AFTER = 16
 _FLAGS = ["path", "item_id", "superseded", "archived"]
 
@@ -81,7 +81,7 @@ def rebuild(
             table=name,
             version=table.version,
             files=map_name(stamp),
-            commit=_head(memory_root),
+            commit=head(memory_root),
             registry_hash=_registry_hash(memory_root),
         ),
     )
@@ -184,7 +184,7 @@ def _refresh(
             update={
                 "version": table.version,
                 "files": map_name(stamp),
-                "commit": _head(root),
+                "commit": head(root),
                 "registry_hash": registry_hash,
             }
         ),
@@ -217,27 +217,15 @@ def _candidates(
 
 
 def _git_changed(root: Path, commit: str | None) -> set[str] | None:
-    """Paths changed between ``commit`` and the work tree (staged, unstaged, untracked)."""
-    if commit is None:
+    """Item files changed between ``commit`` and the work tree (an evidence sidecar counts
+    as its card); None when git can not say (``history.changed_paths``)."""
+    changed = changed_paths(root, commit) if commit is not None else None
+    if changed is None:
         return None
-    try:
-        # Both walk the work tree (~0.1 s each at 100k cards), so they run side by side.
-        outputs = _git_parallel(
-            root,
-            [
-                ["diff", "--name-only", "--no-renames", "-z", commit],
-                ["ls-files", "--others", "--exclude-standard", "-z"],
-            ],
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    out: set[str] = set()
-    for rel in "\0".join(outputs).split("\0"):
-        if rel.endswith(EVIDENCE_SUFFIX):
-            rel = rel[: -len(EVIDENCE_SUFFIX)] + ".md"
-        if rel:
-            out.add(rel)
-    return out
+    return {
+        rel[: -len(EVIDENCE_SUFFIX)] + ".md" if rel.endswith(EVIDENCE_SUFFIX) else rel
+        for rel in changed
+    }
 
 
 def _drop_duplicates(items: list[Item], kept: FileMap, problems: list[Problem]) -> list[Item]:
@@ -301,8 +289,8 @@ def _commit(
     """Deletions, additions and flag updates, each a table version; readers load only the
     version ``meta.json`` names afterwards, so none sees the steps in between.
 
-    (One ``merge_insert`` with a by-source delete did it in one version, but it scans
-    the whole table: 0.2-0.7 s at 100k cards against ~30 ms for the three steps.)
+    A single ``merge_insert`` would make one version but scans the whole table
+    (docs/index.md, "Build and refresh").
     """
     if touched:
         table.delete(f"path IN ({_sql_list(touched)})")
@@ -328,12 +316,11 @@ def _arrow(rows: list[dict[str, Any]], dim: int) -> pa.Table:
 
 
 def _create_indexes(table: Any) -> None:
-    """Scalar indexes for what a refresh looks up by value: it upserts by ``key`` and
-    deletes by ``path``. Queries never touch the table's indexes: the service answers
-    from a snapshot in RAM (``snapshot.py``).
+    """The one scalar index a refresh looks up by value: it deletes (and updates flags)
+    by ``path``. Queries never touch the table's indexes: the service answers from a
+    snapshot in RAM (``snapshot.py``).
     """
-    for column in ("key", "path"):
-        table.create_index(column, config=BTree())
+    table.create_index("path", config=BTree())
 
 
 def _table_names(index_dir: Path) -> set[str]:
@@ -352,30 +339,3 @@ def _drop_stale_tables(db: Any, keep: set[str]) -> None:
 def _registry_hash(root: Path) -> str:
     path = root / REGISTRY_FILE
     return content_hash(path.read_bytes()) if path.exists() else ""
-
-
-def _head(root: Path) -> str | None:
-    try:
-        return _git_parallel(root, [["rev-parse", "--verify", "-q", "HEAD"]])[0].strip() or None
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
-def _git_parallel(root: Path, commands: list[list[str]]) -> list[str]:
-    """Each command's stdout; they run side by side."""
-    if not (root / ".git").exists():
-        raise OSError("not a git repository")
-    running = [
-        subprocess.Popen(
-            ["git", "-C", str(root), *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        for args in commands
-    ]
-    outputs = [process.communicate()[0] for process in running]
-    for args, process in zip(commands, running, strict=True):
-        if process.returncode:
-            raise subprocess.CalledProcessError(process.returncode, ["git", *args])
-    return outputs

@@ -100,10 +100,9 @@ class CachedEmbedder:
 def one_blas_thread() -> None:
     """Run numpy's BLAS on one thread in this process from now on: the recall service's
     parallelism comes from concurrent requests, one per core. With OpenBLAS's default
-    (a thread per core) each small matrix product in a request woke a second thread
-    that then spun on the other core: 11.3 ms of CPU per recall for 5.7 ms of wall time
-    at 1k cards, 5.3 for 5.3 with one thread (2026-12-04). The models' own calls keep
-    their ``threads`` setting."""
+    (a thread per core) each small matrix product in a request wakes a second thread
+    that spins on another core (docs/index.md, "Measurements behind the code"). The
+    models' own calls keep their ``threads`` setting."""
     threadpool_limits(limits=1, user_api="blas")
 
 

@@ -1,9 +1,9 @@
 """What each indexed file held, kept as one Arrow IPC file beside the index table.
 
 A refresh must know every file's hash, every item's ``supersedes`` list and the lifecycle
-flags each item was indexed with. At 100k cards that map as JSON cost ~0.9 s of every
-refresh to parse and write back (300k small Python objects), most of the 1 s budget; as
-an Arrow table it maps in milliseconds and the few questions a refresh asks of it
+flags each item was indexed with. As JSON that map was most of a refresh's time at 100k
+cards (docs/index.md, "Layout"); as an Arrow table it maps without building a Python
+object per item, and the few questions a refresh asks of it
 (which paths, which hashes, who owns an id, which ids are superseded, whose flags moved)
 are Arrow compute over columns.
 

@@ -18,7 +18,8 @@ from pydantic import BaseModel, ValidationError
 META_FILE = "meta.json"
 # 2: the per-file map moved out of this file into an Arrow file, and the version is named.
 # 3: terms fold traditional characters, keep flags whole, drop Chinese filler words.
-FORMAT = 3
+# 4: no ``key`` column (nothing read it); an older table could not take the new rows.
+FORMAT = 4
 
 
 class IndexMeta(BaseModel):

@@ -19,6 +19,7 @@ from memory_repo.errors import DoseMemError, EmbedderMismatch
 from memory_repo.index.allocators import release_memory
 from memory_repo.index.embedders import CachedEmbedder, Embedder
 from memory_repo.index.hits import Hit
+from memory_repo.index.legs import Ranked
 from memory_repo.index.meta import IndexMeta, meta_stamp, read_meta
 from memory_repo.index.scope import Prefilter
 from memory_repo.index.snapshot import BM25Params, Snapshot
@@ -28,7 +29,6 @@ from memory_repo.index.vectors import Part, languages_of, parts_of
 from memory_repo.models import CardType
 
 Mode = Literal["hybrid", "dense", "bm25"]
-Ranked = list[tuple[int, float]]
 # A dense leg: its weight, its ranking, and the rows that score in it (None: every row).
 Leg = tuple[float, Ranked, np.ndarray | None]
 

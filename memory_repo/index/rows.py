@@ -25,7 +25,6 @@ EMBED_BATCH = 64
 def schema(dim: int) -> pa.Schema:
     return pa.schema(
         [
-            ("key", pa.string()),
             ("item_id", pa.string()),
             ("chunk_no", pa.int32()),
             ("project", pa.string()),
@@ -67,7 +66,6 @@ def item_rows(
             document = chunk_document(first, chunk.heading, chunk.text)
             rows.append(
                 {
-                    "key": f"{item.id}#{chunk.chunk_no}",
                     "item_id": item.id,
                     "chunk_no": chunk.chunk_no,
                     "project": item.project,

@@ -12,6 +12,7 @@ import re
 
 from pydantic import BaseModel, Field
 
+from memory_repo.lifecycle import is_alive
 from memory_repo.models import CardType
 
 _SAFE = re.compile(r"^[A-Za-z0-9_.\-]+$")
@@ -33,6 +34,26 @@ class Prefilter(BaseModel):
 
     def is_empty(self) -> bool:
         return not any(c.projects for c in self.clauses)
+
+    def admits(
+        self,
+        project: str,
+        card_type: str,
+        *,
+        superseded: bool,
+        archived: bool,
+        expires: dt.date | None,
+    ) -> bool:
+        """The rule for one index row, in plain Python: some clause holds its project (and
+        type), and in automatic mode the row is alive (``lifecycle.is_alive``). This is the
+        reference ``where`` and ``Snapshot.mask`` are property-tested against."""
+        in_scope = any(
+            project in c.projects and (c.types is None or card_type in c.types)
+            for c in self.clauses
+        )
+        if not in_scope or not self.automatic:
+            return in_scope
+        return is_alive(superseded=superseded, archived=archived, expires=expires, today=self.today)
 
     def where(self) -> str:
         """The SQL predicate for LanceDB; identifiers are whitelisted, never interpolated raw."""

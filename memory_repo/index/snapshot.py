@@ -1,20 +1,18 @@
 """One version of the index table held in RAM, so a query costs numpy work and nothing else.
 
-Why: from Python, every LanceDB query pays ~3 ms of planning and conversion even for one
-row, and a scoped leg 5-8 ms; that fixed cost was most of a recall's budget at 10k cards,
-where the whole table is ~20k chunks and 30 MB of vectors. So the service reads a table
-version once and answers both legs itself:
+Why: from Python, every LanceDB query pays a fixed cost of planning and conversion, even
+for one row, that was most of a recall's budget (docs/index.md, "Measurements behind the
+code"). So the service reads a table version once and answers both legs itself:
 
 - the prefilter becomes one boolean mask over the rows (project and type codes,
   superseded, archived, expiry) computed *before* either leg scores anything, so an
   out-of-scope row is never a candidate: scope stays inside the query;
-- dense: each row keeps its vector's sign bits (one bit per dimension: 112 bytes at
-  896d) and the vector as int8 with a per-row scale (cosine within ~0.002 of
-  float32); a query ranks the admitted rows by Hamming distance of the sign bits,
-  then rescores the nearest ``RESCORE`` of them. A scope of no more rows than that
-  is rescored whole, i.e. searched exactly. (A float32 scan cost 5.5 ms at 20k
-  chunks and 31 ms at 200k here; the bit scan 0.1 and ~1 ms, in 8x less RAM; its
-  top 50 agree with exact search on 99.97% of rows at 10k cards.)
+- dense: each row keeps its vector's sign bits (one bit per dimension) and the vector
+  as int8 with a per-row scale; a query ranks the admitted rows by Hamming distance of
+  the sign bits, then rescores the nearest ``RESCORE`` of them with the int8 vectors. A
+  scope of no more rows than that is rescored whole, i.e. searched exactly. The bit
+  scan against a float32 scan, and its agreement with exact search, are measured in
+  docs/index.md.
 - BM25: Okapi BM25 over the ``tokens`` column (our own tokeniser's terms), with each
   posting's whole weight (idf times the term-frequency part) precomputed at load.
 
@@ -44,7 +42,7 @@ _NEVER = np.iinfo(np.int32).max
 RESCORE = 1000
 MASKS = 64
 BAR_STRIDE = 16  # see ``_best``
-HAMMING_BLOCK = 1 << 16  # rows per step of the Hamming scan (a 512 kB XOR buffer)
+HAMMING_BLOCK = 1 << 16  # rows per step of the Hamming scan (the XOR buffer's length)
 ITEM_FIELDS = ("item_id", "project", "type", "path", "l0", "l1")
 CHUNK_FIELDS = ("heading", "text")
 DISPLAY = ITEM_FIELDS + CHUNK_FIELDS
@@ -89,7 +87,7 @@ class Snapshot:
         self._type_codes, item_type = _codes(self.items["type"])
         # (project, type) as one code per row, so a scope is one gather from a small
         # table; and the last day a row is alive (0 when superseded or archived), so the
-        # lifecycle rule is one comparison. Was 8 passes over the rows, 1 ms at 200k.
+        # lifecycle rule is one comparison.
         self._scope_code = (item_project * len(self._type_codes) + item_type).astype(np.int32)[
             self.item_of
         ]
@@ -108,8 +106,8 @@ class Snapshot:
         cls, batches: pa.RecordBatchReader, dim: int, bm25: BM25Params | None = None
     ) -> Snapshot:
         """Built from a stream of record batches, so a load never holds the table's float32
-        vectors (300 MB at 100k cards) or its columns all at once: each batch is quantised
-        and dropped. Reading the whole table first peaked at ~2.3 GB at 100k cards."""
+        vectors or its columns all at once: each batch is quantised and dropped (peak
+        memory of a load: docs/index.md)."""
         display: list[pa.RecordBatch] = []
         tokens: list[pa.Array] = []
         flags: list[tuple[np.ndarray, np.ndarray]] = []
@@ -157,9 +155,9 @@ class Snapshot:
 
     # -- scope ------------------------------------------------------------------------
     def mask(self, prefilter: Prefilter) -> np.ndarray:
-        """The rows the prefilter admits. A token and profile ask the same scope request
-        after request (one per project at most), so the last ``MASKS`` masks are kept as
-        bits: 25 kB each at 100k cards, 0.03 ms to unpack instead of 0.5 to compute."""
+        """The rows the prefilter admits (the rule's reference is ``Prefilter.admits``). A
+        token and profile ask the same scope request after request (one per project at
+        most), so the last ``MASKS`` masks are kept, packed as bits (one bit per row)."""
         key = _scope_key(prefilter)
         with self._masks_lock:
             bits = self._masks.get(key)
@@ -311,7 +309,7 @@ def _postings(documents: pa.Array, params: BM25Params) -> tuple[pa.Table, pa.Tab
     avgdl = float(lengths.mean()) if len(documents) else 1.0
     norm = params.k1 * (1 - params.b + params.b * lengths[rows] / max(avgdl, 1e-9))
     weight = (idf[term_of] * tf * (params.k1 + 1) / (tf + norm)).astype(np.float32)
-    # int32 rows: half the RAM of int64, ~5M postings at 100k cards.
+    # int32 rows: half the RAM of int64.
     return (
         pa.table({"term": vocab, "end": ends}),
         pa.table({"row": rows.astype(np.int32), "weight": weight}),
@@ -333,10 +331,8 @@ class _Postings:
         """Query terms are summed once per occurrence, as BM25's query term frequency.
 
         Term by term into float32 with ``np.add.at``: its temporaries are one term's
-        postings at most. One ``bincount`` over all of a query's postings (~325k at 100k
-        cards) was as fast alone, but converted them to 64-bit first: ~9 MB of fresh
-        memory per query, which the request threads' malloc arenas kept returning to the
-        OS and faulting back in (4 ms of system time per recall under load).
+        postings at most, never a 64-bit copy of all of a query's postings (why that
+        matters under load: docs/index.md, "Allocation on the hot path").
 
         With ``runs``, only the postings inside those row ranges are read; a term's
         postings are in row order, so each range is one slice found by binary search.
@@ -389,7 +385,7 @@ def _flags(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """int8 with a per-row scale (cosine within ~0.002 of float32), and the sign bits."""
+    """int8 with a per-row scale (max absolute value / 127), and the sign bits."""
     scales = np.maximum(np.abs(vectors).max(axis=1, initial=0.0), 1e-12) / 127.0
     scales = scales.astype(np.float32)
     return np.round(vectors / scales[:, None]).astype(np.int8), scales, _sign_codes(vectors)
@@ -429,11 +425,10 @@ def _query_code(vector: np.ndarray) -> np.ndarray:
 def _hamming(codes: list[np.ndarray], query: np.ndarray) -> np.ndarray:
     """Bits differing from ``query`` per row, given the codes a column per 64-bit word.
 
-    Column by column, each XOR and popcount runs over one contiguous array; the (rows, 6)
-    layout this replaced looped 6 elements at a time (200k rows: 4.1 ms, now 1.4). Three
-    words differ in at most 192 bits, so their counts add up in bytes and only every
-    third sum widens to uint16. Blocks of rows and reused buffers keep the temporaries
-    under 1 MB.
+    Column by column, each XOR and popcount runs over one contiguous array. Three words
+    differ in at most 192 bits, so their counts add up in bytes and only every third sum
+    widens to uint16. Blocks of ``HAMMING_BLOCK`` rows and reused buffers bound the
+    temporaries.
     """
     rows = len(codes[0]) if codes else 0
     distance = np.zeros(rows, dtype=np.uint16)
@@ -462,8 +457,8 @@ def _codes(column: pa.ChunkedArray) -> tuple[dict[str, int], np.ndarray]:
 
 def _nearest(distance: np.ndarray, count: int) -> np.ndarray:
     """Positions within the smallest distance that covers ``count`` of them (ties kept,
-    up to twice ``count``). A histogram over the few possible distances instead of a
-    partial sort: 0.06 vs 0.5 ms at 20k rows."""
+    up to twice ``count``). A histogram over the few possible distances, not a partial
+    sort."""
     covered = np.cumsum(np.bincount(distance))
     limit = int(np.searchsorted(covered, count))
     near = np.flatnonzero(distance <= limit)
@@ -475,8 +470,8 @@ def _nearest(distance: np.ndarray, count: int) -> np.ndarray:
 def _best(scores: np.ndarray, depth: int) -> list[tuple[int, float]]:
     """The ``depth`` rows of highest positive score, best first, ties broken by row.
 
-    A query's common terms give most rows some score (~55k of 200k at 100k cards), and
-    ranking them all cost ~1 ms. Every ``BAR_STRIDE``-th row is a sample whose top few
+    A query's common terms give a large share of the rows some score, and ranking them
+    all would dominate the leg. Every ``BAR_STRIDE``-th row is a sample whose top few
     set a bar about twice ``depth`` rows reach; when at least ``depth`` do, the best
     ``depth`` are all among them, so the answer is exact. Otherwise every positive row
     is ranked.

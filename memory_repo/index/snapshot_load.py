@@ -2,12 +2,12 @@
 that hands the finished snapshot over as Arrow files.
 
 Why a child: a long-running service that loads in-process keeps what the load needed
-after it is done. At 100k cards, importing ``lancedb`` added ~67 MB for the process's
-life, and the load's scratch memory (a ~1.5 GB peak: batches, quantisation, the postings'
-sort) left ~80 MB of freed-but-held heap behind. A child pays both and exits; the service
-receives only the snapshot's own tables and never imports lancedb. The price is a Python
-start and ~0.5 s of file I/O per load, so tools that open an index once (CLI, evaluation,
-bench legs) load inline.
+after it is done: the ``lancedb`` import for the process's life, and freed-but-held heap
+from the load's scratch memory (batches, quantisation, the postings' sort). A child pays
+both and exits; the service receives only the snapshot's own tables and never imports
+lancedb. The price is a Python start and the Arrow files' I/O per load, so tools that
+open an index once (CLI, evaluation, bench legs) load inline. The sizes are in
+docs/index.md.
 
 Run as ``python -m memory_repo.index.snapshot_load INDEX_DIR OUT_DIR REQUEST_JSON``.
 """

@@ -1,6 +1,6 @@
 """BM25 terms: the shared tokeniser's output with English words reduced to their stems.
 
-Stemming lets "painted" find "painting" (LoCoMo BM25 recall@10 0.583 -> 0.604, see
+Stemming lets "painted" find "painting" (its effect on LoCoMo is measured in
 docs/index.md). Only plain ASCII words are stemmed: identifiers (``parse_table``),
 numbers and Chinese words pass through unchanged. Index and query both go through here.
 """
@@ -24,10 +24,9 @@ def stem(word: str) -> str:
 
 def plural_stem(word: str) -> str:
     """A plain ASCII word without a plural ``s`` ('environments' -> 'environment', 'pdfs' ->
-    'pdf'); any
-    other term unchanged. The gate's lexical support (recall_api/gate.py) stems this
-    lightly on purpose: with Snowball there, 'merging' supported 'merged' and the working
-    profile grew louder on routine prompts (2 -> 3 of 50, docs/read-path.md)."""
+    'pdf'); any other term unchanged. The gate's lexical support (recall_api/gate.py)
+    stems this lightly on purpose: Snowball there lets 'merging' support 'merged', and the
+    working profile speaks on more routine prompts (measured in docs/read-path.md)."""
     if word.isascii() and len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word

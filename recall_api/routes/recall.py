@@ -14,8 +14,8 @@ router = APIRouter(tags=["recall"])
 def recall(body: RecallRequest, who: IdentityDep, svc: ServicesDep) -> Response:
     """Run trigger, scope, hybrid retrieval, gate and assembly for the caller's profile.
 
-    When nothing is injected, ``reason`` says why: ``not_triggered``, ``out_of_scope`` or
-    ``below_threshold``.
+    When nothing is injected, ``reason`` says why: ``not_triggered``, ``out_of_scope``,
+    ``no_hits``, ``below_threshold`` or ``no_task``.
     """
     # Serialised here: the engine already built a validated RecallResult, and letting
     # FastAPI validate it again against response_model costs every recall.

@@ -11,12 +11,15 @@ from typer.testing import CliRunner
 from dose_mem.cli.main import app
 
 
-def eval_json(env: Path, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+def eval_json(env: Path, tmp_path: Path, *more: str) -> tuple[dict[str, Any], Path]:
     """The printed JSON and the report directory; asserts the command succeeded."""
     out = tmp_path / "report"
     result = CliRunner().invoke(
         app,
-        ["--home", str(tmp_path / "home"), "eval", "run", str(env), "--json", "--out", str(out)],
+        [
+            *("--home", str(tmp_path / "home"), "eval", "run", str(env)),
+            *("--json", "--out", str(out), *more),
+        ],
     )
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout), out

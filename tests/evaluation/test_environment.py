@@ -4,12 +4,13 @@ demo's labels being answerable from the snapshot each probe sees."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
-from evaluation.environment import load_environment, snapshot_before
+from evaluation.environment import EnvironmentLoadError, load_environment, snapshot_before
 from evaluation.probes import Split, SystemInput, system_input, week_start
 from memory_repo.history import export_tree, history
 from memory_repo.store import load_memory
@@ -67,3 +68,42 @@ def test_system_input_has_no_room_for_follow_ups_or_gold(tiny_env: Path, tmp_pat
     assert "follow_ups" not in seen.model_dump() and "gold" not in seen.model_dump()
     with pytest.raises(ValidationError):
         SystemInput(**seen.model_dump(), follow_ups=probe.follow_ups)
+
+
+def _edit_probe(env_dir: Path, probe_id: str, **changes: object) -> None:
+    """Rewrite one probe of ``probes.jsonl`` with ``changes`` (``gold`` fields merge)."""
+    path = env_dir / "probes.jsonl"
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        probe = json.loads(line)
+        if probe["id"] == probe_id:
+            gold = {**probe["gold"], **changes.pop("gold", {})}  # type: ignore[dict-item]
+            probe = {**probe, **changes, "gold": gold}
+        lines.append(json.dumps(probe, ensure_ascii=False))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("field", ["necessary", "helpful", "harmful"])
+def test_a_gold_id_in_no_commit_is_an_error_naming_the_probe(
+    tiny_env: Path, tmp_path: Path, field: str
+) -> None:
+    _edit_probe(tiny_env, "t5-1", gold={field: ["alpha-env", "no-such-card"]})
+    with pytest.raises(EnvironmentLoadError, match=r"probe t5-1 .*no commit.*no-such-card"):
+        load_environment(tiny_env, tmp_path / "work")
+
+
+def test_a_gold_id_committed_after_the_snapshot_is_an_error_naming_the_probe(
+    tiny_env: Path, tmp_path: Path
+) -> None:
+    # t1-1 is in the week of Jan 5: its snapshot is Jan 1, and teal is committed Jan 7.
+    _edit_probe(tiny_env, "t1-1", gold={"helpful": ["teal"]})
+    with pytest.raises(EnvironmentLoadError, match=r"probe t1-1 .*not yet committed.*teal"):
+        load_environment(tiny_env, tmp_path / "work")
+
+
+def test_a_probe_profile_other_than_its_agents_is_an_error_naming_the_probe(
+    tiny_env: Path, tmp_path: Path
+) -> None:
+    _edit_probe(tiny_env, "t2-1", profile="working")  # hermes is full in env.yaml
+    with pytest.raises(EnvironmentLoadError, match=r"probe t2-1 has profile 'working'.*'full'"):
+        load_environment(tiny_env, tmp_path / "work")

@@ -10,30 +10,32 @@ from typing import Any
 from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
+from evaluation.metrics import METRICS
 from evaluation.probes import Split, load_probes
 from tests.evaluation.cli import eval_json
 from tests.llm_server import Reply, llm_server, tool_answer
-
-HEADLINE = {
-    "hit_rate",
-    "harmful_rate",
-    "useful_rate",
-    "injection_rate",
-    "bytes_per_turn",
-    "composite",
-}
 
 
 def test_eval_run_gold_prints_one_json_object_and_writes_the_report(
     tiny_env: Path, tmp_path: Path
 ) -> None:
-    data, out = eval_json(tiny_env, tmp_path)
+    work = tmp_path / "work"
+    data, out = eval_json(tiny_env, tmp_path, "--workdir", str(work))
     assert data["probes"] == 12
+    assert data["splits"] == {"dev": 8, "test": 4}
     assert {"dose-mem/full", "dose-mem/working", "dense", "bm25"} <= set(data["systems"])
     for metrics in data["systems"].values():
-        assert set(metrics) == HEADLINE
+        assert set(metrics) == set(METRICS)  # every metric, not a headline few
         for m in metrics.values():
-            assert m["ci"][0] <= m["value"] <= m["ci"][1]
+            assert m["value"] is None or m["ci"][0] <= m["value"] <= m["ci"][1]
+    assert set(data["thresholds"]) == set(data["systems"])
+    assert set(data["thresholds"]["dose-mem"]["chosen"]) == {"full", "working"}
+    assert data["thresholds"]["dense"]["chosen"]["all"] >= 0
+    assert {s["name"] for s in data["skipped"]} == {"mem0", "openviking"}
+    assert all(s["reason"] for s in data["skipped"])
+    # --workdir keeps what the run built: the memory's git history and each snapshot.
+    assert (work / "memory" / ".git").is_dir()
+    assert len(list((work / "snapshots").iterdir())) == 2
     for name in ("report.md", "results.json", "quality.png", "dose.png"):
         assert (out / name).stat().st_size > 0
     assert (out / "quality.png").read_bytes()[:4] == b"\x89PNG"
@@ -94,6 +96,18 @@ def test_eval_run_llm_judge_without_endpoint_is_a_clear_error(
     )
     assert result.exit_code == 1
     assert "LLM endpoint" in result.output
+
+
+def test_eval_run_refuses_a_workdir_that_holds_files(tiny_env: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("mine", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["eval", "run", str(tiny_env), "--workdir", str(work), "--json"]
+    )
+    assert result.exit_code == 2
+    assert "empty or new folder" in result.output
+    assert (work / "notes.txt").read_text(encoding="utf-8") == "mine"  # nothing lost
 
 
 def test_probes_from_sessions_makes_unlabelled_time_split_probes(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import lancedb
 import numpy as np
 
 from memory_repo.index.meta import read_meta
+from memory_repo.index.scope import Prefilter
 from memory_repo.index.tokenize import tokens
 
 
@@ -22,7 +23,18 @@ def table_rows(index_dir: Path) -> list[dict[str, Any]]:
     table = lancedb.connect(index_dir).open_table(meta.table)
     table.checkout(meta.version)
     rows = table.to_arrow().to_pylist()
-    return sorted(rows, key=lambda r: r["key"])
+    return sorted(rows, key=lambda r: (r["item_id"], r["chunk_no"]))
+
+
+def admits_row(row: dict[str, Any], prefilter: Prefilter) -> bool:
+    """The prefilter's reference rule (``Prefilter.admits``) on one index row."""
+    return prefilter.admits(
+        row["project"],
+        row["type"],
+        superseded=row["superseded"],
+        archived=row["archived"],
+        expires=row["expires"],
+    )
 
 
 class EmbeddingsServer:

@@ -14,7 +14,7 @@ from memory_repo.index.query import Index
 from tests.index.conftest import git
 from tests.index.helpers import EmbeddingsServer, table_rows
 
-LAYERS = ("key", "l0", "l1", "heading", "text", "tokens")
+LAYERS = ("item_id", "chunk_no", "l0", "l1", "heading", "text", "tokens")
 
 
 def test_layers_are_byte_identical_across_rebuilds(
@@ -65,7 +65,9 @@ def _edit_add_delete(memory: Path) -> None:
 
 def _assert_same_rows(a: Path, b: Path) -> None:
     left, right = table_rows(a), table_rows(b)
-    assert [r["key"] for r in left] == [r["key"] for r in right]
+    assert [(r["item_id"], r["chunk_no"]) for r in left] == [
+        (r["item_id"], r["chunk_no"]) for r in right
+    ]
     for x, y in zip(left, right, strict=True):
         assert {k: v for k, v in x.items() if k != "vector"} == {
             k: v for k, v in y.items() if k != "vector"

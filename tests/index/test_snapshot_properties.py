@@ -1,8 +1,8 @@
 """Properties of the in-RAM snapshot the service queries.
 
 Scope is a mask computed before ranking: whatever the rows and the prefilter, neither
-leg returns a row the prefilter's rule rejects (checked against a plain-Python reading of
-the same rule), and with enough depth each leg returns every admitted row it can score.
+leg returns a row the prefilter's rule rejects (checked against the rule's reference,
+``Prefilter.admits``), and with enough depth each leg returns every admitted row it can score.
 BM25 scores equal a direct Okapi BM25 over the same terms, and the dense leg's
 sign-bit preselection agrees with an exact scan when it rescores every row.
 """
@@ -19,10 +19,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evaluation.leg_compare import vector_table
 from memory_repo.index import snapshot as snapshot_module
+from memory_repo.index.legs import DenseLeg, LexicalLeg
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.snapshot import BM25Params, Snapshot
 from memory_repo.models import CardType
+from tests.index.helpers import admits_row
 
 DIM = 8
 PROJECTS = ["global", "alpha", "beta", "gamma"]
@@ -68,7 +71,6 @@ def _id(n: int) -> str:
 def _table(rows: list[dict]) -> pa.Table:
     records = [
         {
-            "key": f"{_id(n)}#0",
             "item_id": _id(n),
             "project": r["project"],
             "type": r["type"].value,
@@ -97,18 +99,6 @@ def _table(rows: list[dict]) -> pa.Table:
     )
 
 
-def _admitted(row: dict, prefilter: Prefilter) -> bool:
-    """The prefilter's rule, read directly off one row."""
-    in_scope = any(
-        row["project"] in clause.projects and (clause.types is None or row["type"] in clause.types)
-        for clause in prefilter.clauses
-    )
-    if not prefilter.automatic:
-        return in_scope
-    alive = row["expires"] is None or row["expires"] > prefilter.today
-    return in_scope and not row["superseded"] and not row["archived"] and alive
-
-
 def _item_rows(rows: list[dict]) -> dict[str, dict]:
     return {_id(n): r for n, r in enumerate(rows)}
 
@@ -121,12 +111,13 @@ def _item_rows(rows: list[dict]) -> dict[str, dict]:
 )
 def test_legs_return_exactly_the_admitted_rows(rows, prefilters, query) -> None:
     snapshot = Snapshot.from_batches(_table(rows).to_reader(max_chunksize=7), DIM)  # batches
+    assert isinstance(snapshot, DenseLeg) and isinstance(snapshot, LexicalLeg)
     by_item = _item_rows(rows)
     ids = snapshot.ids_of(list(range(snapshot.rows)))
     vector = np.ones(DIM, dtype=np.float32) / math.sqrt(DIM)
     for prefilter in prefilters * 2:  # the second round answers from cached masks
         mask = snapshot.mask(prefilter)
-        admitted = {item for item, row in by_item.items() if _admitted(row, prefilter)}
+        admitted = {item for item, row in by_item.items() if admits_row(row, prefilter)}
         assert {ids[n] for n in np.flatnonzero(mask)} == admitted
 
         dense = {ids[n] for n, _ in snapshot.dense(vector, mask, 100)}
@@ -182,24 +173,7 @@ def test_sign_bit_preselection_agrees_with_an_exact_scan(monkeypatch) -> None:
     count, dim = 3000, 64
     vectors = rng.standard_normal((count, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    table = pa.table(
-        {
-            "key": [f"i{n:05d}#0" for n in range(count)],
-            "item_id": [f"i{n:05d}" for n in range(count)],
-            "project": [PROJECTS[n % 4] for n in range(count)],
-            "type": ["fact"] * count,
-            "path": ["p.md"] * count,
-            "l0": [""] * count,
-            "l1": [""] * count,
-            "heading": [""] * count,
-            "text": [""] * count,
-            "superseded": [False] * count,
-            "archived": [False] * count,
-            "expires": pa.array([None] * count, pa.date32()),
-            "tokens": [""] * count,
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
-        }
-    )
+    table = vector_table(vectors, [PROJECTS[n % 4] for n in range(count)])
     snapshot = Snapshot.from_batches(table.to_reader(), dim)
     mask = snapshot.mask(Prefilter(clauses=[ScopeClause(projects=PROJECTS[:3])]))
     agree = []

@@ -57,16 +57,6 @@ def test_as_of_a_commit(demo: Path) -> None:
         assert DEMO_IDS["table_objects_decision"] not in load_memory(old).items
 
 
-def test_weekly_snapshots(demo: Path) -> None:
-    weeks = history.week_starts(dt.date(2026, 10, 1), dt.date(2026, 11, 30))
-    assert weeks[0] == dt.date(2026, 9, 28) and weeks[-1] == dt.date(2026, 11, 30)
-    snaps = history.weekly_snapshots(demo, weeks)
-    assert snaps[dt.date(2026, 9, 28)] is None
-    assert snaps[dt.date(2026, 10, 5)] is None  # the first commit is that Monday evening
-    assert snaps[dt.date(2026, 10, 12)].message.startswith("Import memory")
-    assert snaps[dt.date(2026, 11, 30)].sha == history.history(demo)[-1].sha
-
-
 def test_revert_undoes_a_commit_with_a_new_one(tmp_path: Path) -> None:
     root = tmp_path / "m"
     shas = build_demo(root)
@@ -104,3 +94,42 @@ def test_snapshot_tag_is_weekly_and_idempotent(tmp_path: Path) -> None:
     init_memory(tmp_path / "memory")
     assert history.snapshot_tag(tmp_path / "memory", day) == "snapshot-2026-W49"
     assert history.snapshot_tag(tmp_path / "memory", day) == "snapshot-2026-W49"
+
+
+def test_changed_paths_lists_every_kind_of_change_since_a_commit(tmp_path: Path) -> None:
+    root = tmp_path / "m"
+    history.init_repo(root)
+    for name in ("kept.md", "edited.md", "staged.md", "gone.md", "moved.md"):
+        (root / name).write_text(name, encoding="utf-8")
+    first = history.commit(root, ["kept.md", "edited.md", "staged.md", "gone.md", "moved.md"], "a")
+    assert history.head(root) == first
+    assert history.changed_paths(root, first) == set()
+    (root / "edited.md").write_text("new", encoding="utf-8")
+    (root / "staged.md").write_text("new", encoding="utf-8")
+    history.open_repo(root).index.add(["staged.md"])
+    (root / "gone.md").unlink()
+    (root / "moved.md").rename(root / "renamed.md")
+    (root / "新卡.md").write_text("untracked", encoding="utf-8")
+    (root / ".gitignore").write_text("ignored.md\n", encoding="utf-8")
+    (root / "ignored.md").write_text("x", encoding="utf-8")
+    assert history.changed_paths(root, first) == {
+        "edited.md",
+        "staged.md",
+        "gone.md",
+        "moved.md",
+        "renamed.md",
+        "新卡.md",
+        ".gitignore",
+    }
+
+
+def test_changed_paths_and_head_say_none_when_git_can_not_answer(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert history.changed_paths(plain, "HEAD") is None and history.head(plain) is None
+    empty = tmp_path / "empty"
+    history.init_repo(empty)
+    assert history.head(empty) is None
+    (empty / "a.md").write_text("a", encoding="utf-8")
+    history.commit(empty, ["a.md"], "a")
+    assert history.changed_paths(empty, "0" * 40) is None  # a commit it never had

@@ -25,6 +25,7 @@ def auth(issue_token: IssueToken) -> dict[str, str]:
         ({**GOOD, "prompt": ""}, "prompt"),
         ({**GOOD, "prompt": "x" * 40_000}, "prompt"),
         ({**GOOD, "colour": "teal"}, "colour"),
+        ({**GOOD, "previous_turn": "hi"}, "previous_turn"),  # no field: docs/read-path.md
     ],
 )
 def test_invalid_fields_are_422_naming_the_field(

@@ -1181,7 +1181,7 @@ SESSIONS = [
             M(
                 "这个仓库的源文件头要写什么许可证？",
                 n=["tablekit-licence"],
-                x=LICENCE_TRAPS["tablekit"],
+                x=["hanzi-ocr-licence"],  # tabsense-licence is committed in week 2
                 tags=("licence", "cross_project"),
                 lang="zh->en",
             ),

@@ -1,0 +1,98 @@
+"""Measure the dense leg the service runs against faiss, on the same rows and scope.
+
+The snapshot's leg (``Snapshot.dense``: sign-bit Hamming preselection, int8 rescoring of
+the nearest ``RESCORE``) against faiss's exact inner-product index (``IndexFlatIP`` over
+the float32 vectors) with the scope applied inside the search as an ``IDSelectorBitmap``
+built from the same mask. The vectors are clustered (rows near one of a few hundred
+centres, queries near a row), 896 dimensions like the default embedder pair, so the
+nearest rows are meaningfully nearer than the rest; embedding the prompt is left out:
+both legs get the same query vector. faiss and numpy's BLAS run on one thread, as in the
+service.
+
+``uv sync --group legs`` installs faiss; run ``python -m evaluation.dense_backends``.
+The numbers and the choice are in docs/index.md ("Search legs: hand-written or a
+library").
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import faiss
+import numpy as np
+import pyarrow as pa
+
+from evaluation.leg_compare import agreement_summary, interleaved, vector_table
+from memory_repo.index.embedders import one_blas_thread
+from memory_repo.index.scope import Prefilter, ScopeClause
+from memory_repo.index.snapshot import Snapshot
+
+DIM = 896
+PROJECTS = [f"p{n:03d}" for n in range(1, 41)]
+
+
+def _vectors(rows: int, centres: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    middle = rng.standard_normal((centres, DIM)).astype(np.float32)
+    vectors = middle[rng.integers(0, centres, rows)] + 0.8 * rng.standard_normal(
+        (rows, DIM)
+    ).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def _table(vectors: np.ndarray) -> pa.Table:
+    """Rows in project order (as the index keeps them), a tenth of them global."""
+    count = len(vectors)
+    projects = ["global" if n % 10 == 0 else PROJECTS[n % len(PROJECTS)] for n in range(count)]
+    order = np.argsort(np.array(projects), kind="stable")
+    return vector_table(vectors[order], [projects[n] for n in order])
+
+
+def leg_comparison(
+    rows: int = 20_000, queries: int = 300, rounds: int = 5, k: int = 10, wide: bool = False
+) -> dict[str, Any]:
+    """p50/p99 per round (the two interleaved query by query, order alternating by
+    round), their medians, and top-``k`` agreement of the snapshot with exact search."""
+    faiss.omp_set_num_threads(1)
+    one_blas_thread()  # as in the service
+    vectors = _vectors(rows, centres=300, seed=3)
+    snapshot = Snapshot.from_batches(_table(vectors).to_reader(max_chunksize=8192), DIM)
+    stored = snapshot.vectors.astype(np.float32) * snapshot.scales[:, None]
+    stored /= np.maximum(np.linalg.norm(stored, axis=1, keepdims=True), 1e-12)
+    flat = faiss.IndexFlatIP(DIM)
+    flat.add(np.ascontiguousarray(stored, dtype=np.float32))
+    projects = [*(PROJECTS if wide else PROJECTS[:3]), "global"]
+    prefilter = Prefilter(clauses=[ScopeClause(projects=projects)], automatic=False)
+    mask = snapshot.mask(prefilter)
+    bitmap = np.packbits(mask, bitorder="little")
+    params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap)))
+    rng = np.random.default_rng(11)
+    picks = vectors[rng.integers(0, rows, queries)]
+    asks = picks + 0.3 * rng.standard_normal(picks.shape).astype(np.float32)
+    asks /= np.linalg.norm(asks, axis=1, keepdims=True)
+
+    def ours(q: np.ndarray) -> list[tuple[str, float]]:
+        found = snapshot.dense(q, snapshot.mask(prefilter), k)
+        return [(str(row), score) for row, score in found]
+
+    def theirs(q: np.ndarray) -> list[tuple[str, float]]:
+        scores, ids = flat.search(q[None, :], k, params=params)
+        return [(str(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+
+    runners = {"snapshot": ours, "faiss": theirs}
+    timings = interleaved(runners, asks, rounds)
+    pairs = [(ours(q), theirs(q)) for q in asks]
+
+    return {
+        "rows": rows,
+        "admitted_rows": int(mask.sum()),
+        "queries": queries,
+        "rounds": rounds,
+        **timings,
+        **agreement_summary(pairs, k),
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps({"narrow": leg_comparison(), "wide": leg_comparison(wide=True)}, indent=1))
