@@ -21,7 +21,7 @@ import hashlib
 import logging
 import queue
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -114,8 +114,18 @@ class RecallLog:
     so far is written (tests, shutdown).
     """
 
-    def __init__(self, folder: Path, *, days: float, max_mb: float, prompts: Prompts) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        days: float,
+        max_mb: float,
+        prompts: Prompts,
+        now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+    ) -> None:
+        """``now`` stamps each entry (a test replays a week with a clock of its own)."""
         self.folder = Path(folder)
+        self.now = now
         self.days = days
         self.max_bytes = int(max_mb * 1024 * 1024)
         self.prompts = prompts
@@ -128,7 +138,7 @@ class RecallLog:
         """Queue one entry; ``fields`` as in ``RecallLogEntry`` with ``prompt`` as raw text.
         Never blocks: with the queue full the entry is counted in ``dropped`` and lost."""
         fields["kind"] = kind
-        fields.setdefault("at", dt.datetime.now(dt.UTC))
+        fields.setdefault("at", self.now())
         try:
             self._queue.put_nowait(fields)
         except queue.Full:

@@ -28,6 +28,7 @@ from memory_repo.settings import Settings
 from memory_repo.store import load_file
 from memory_repo.tasks.view import line
 from profiles.model import Profile
+from profiles.overrides import AgentProfiles
 from recall_api.assemble import assemble, assemble_tasks
 from recall_api.bridge import Bridge
 from recall_api.gate import Prompt, bar, passes, read_prompt
@@ -65,6 +66,7 @@ class RecallEngine:
             Path(index_dir), embedder or make_embedder(Settings()), loader=loader
         )
         self.profiles = profiles
+        self.overrides = AgentProfiles(self.memory_root)
         self.sessions = SessionTracker()
         self.recall_log = recall_log
         self._today = today
@@ -120,9 +122,11 @@ class RecallEngine:
         self.index.search("warm up 预热", prefilter_warm(), k=1)  # CJK loads jieba's dictionary
 
     def profile(self, identity: Identity, override: Profile | None = None) -> Profile:
+        """``override`` when given; else the token's profile refined by the agent's
+        override file in the memory repository (``profiles/overrides.py``)."""
         if override is not None:
             return override
-        return self.profiles[identity.profile]
+        return self.overrides.for_agent(identity.agent, self.profiles[identity.profile])
 
     # -- operations ----------------------------------------------------------------------
     def recall(
