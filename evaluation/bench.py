@@ -10,7 +10,8 @@ picks sizes (default ``1k,10k,100k``); ``BENCH_SECONDS`` sets the throughput run
 60); ``BENCH_WORKDIR=DIR`` keeps the synthetic homes there and reuses them on the next run
 (the build is reported from the run that built it; at 100k cards it takes ~35 min of
 embedding here); ``BENCH_MEM0=0`` skips mem0, ``BENCH_MEM0_MAX`` caps the sizes it runs
-at (default 10k: mem0 adds memories one call at a time, so 10k costs it minutes).
+at (default 10k: mem0 adds memories one call at a time, so 10k costs it minutes);
+``BENCH_ROUNDS`` sets the recall log section's on/off rounds (default 6).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import statistics
 import subprocess
 import tempfile
 import time
@@ -46,6 +48,7 @@ from memory_repo.index.query import Index
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.tokenize import tokens
 from memory_repo.models import GLOBAL
+from memory_repo.recall_log import RecallLog
 from memory_repo.settings import Settings, get_settings
 from profiles.model import load_profiles
 from recall_api.engine import RecallEngine
@@ -260,6 +263,57 @@ def recall_http(bench: Bench) -> dict[str, Any]:
     return out
 
 
+def recall_log(bench: Bench) -> dict[str, Any]:
+    """Recall p50 with the recall log on and off, in-process and over HTTP, interleaved.
+
+    The machine is shared, so on and off alternate in rounds (the order flips each
+    round), each round with new prompts; a row per round and the median of the rounds'
+    p50s. In-process: one engine whose ``recall_log`` is set or cleared. HTTP: two
+    services over the same home, one with ``DOSE_MEM_RECALL_LOG=false``.
+    """
+    rounds = int(os.environ.get("BENCH_ROUNDS", "6"))
+    per_round = LATENCY_QUERIES // 2
+    out: dict[str, Any] = {}
+    for cards in bench.sizes:
+        settings = bench.home(cards)
+        engine = _engine(settings)
+        log = RecallLog(
+            bench.workdir / f"recall-log-{label(cards)}", days=30, max_mb=64, prompts="text"
+        )
+        off = bench.stack.enter_context(
+            serve(settings.home, settings={"DOSE_MEM_RECALL_LOG": "false"})
+        )
+        on = bench.service(cards)
+        who = Identity(agent="bench", profile="full", projects=None)
+        p50s: dict[str, list[float]] = {}
+        for r in range(rounds):
+            prompts = synthetic_queries(per_round, seed=5000 + 10 * r + cards)
+            order = ("off", "on") if r % 2 == 0 else ("on", "off")
+            row: dict[str, Any] = {}
+            for state in order:
+                engine.recall_log = log if state == "on" else None
+                times = []
+                for n, prompt in enumerate(prompts):
+                    started = time.perf_counter()
+                    engine.recall(who, _request(prompt, n))
+                    times.append((time.perf_counter() - started) * 1000)
+                row[f"in-process {state} p50_ms"] = percentiles(times)["p50_ms"]
+                service = on if state == "on" else off
+                row[f"HTTP {state} p50_ms"] = percentiles(timed_recalls(service, "full", prompts))[
+                    "p50_ms"
+                ]
+            for key, value in row.items():
+                p50s.setdefault(key, []).append(value)
+            out[f"{label(cards)} round {r + 1}"] = row
+        log.close()
+        median = {k: round(statistics.median(v), 2) for k, v in p50s.items()}
+        for where in ("in-process", "HTTP"):
+            on_ms, off_ms = median[f"{where} on p50_ms"], median[f"{where} off p50_ms"]
+            median[f"{where} on/off"] = round(on_ms / off_ms, 3)
+        out[f"{label(cards)} median of rounds"] = median
+    return out
+
+
 def throughput(bench: Bench) -> dict[str, Any]:
     """8 concurrent clients (full and working tokens alternating), new prompts throughout."""
     out: dict[str, Any] = {}
@@ -353,6 +407,7 @@ SECTIONS: list[Callable[[Bench], dict[str, Any]]] = [
     query_legs,
     recall_in_process,
     recall_http,
+    recall_log,
     throughput,
     mem0_ratio,
     targets,

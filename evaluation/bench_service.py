@@ -57,12 +57,16 @@ class Service:
 
 
 @contextmanager
-def serve(home: Path, startup_s: float = 300.0) -> Iterator[Service]:
-    """``dose-mem serve --home HOME`` on a free loopback port, with a token per profile."""
+def serve(
+    home: Path, startup_s: float = 300.0, settings: dict[str, str] | None = None
+) -> Iterator[Service]:
+    """``dose-mem serve --home HOME`` on a free loopback port, with a token per profile;
+    ``settings`` are ``DOSE_MEM_*`` variables for it alone (none are inherited)."""
     store = TokenStore(home / "state" / "tokens.json")
     tokens = {p: store.issue(f"bench-{p}", p, None)[0] for p in ("full", "working")}
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOSE_MEM_")}
+    env.update(settings or {})
     cli = Path(sys.executable).with_name("dose-mem")
     proc = subprocess.Popen(
         [str(cli), "--home", str(home), "serve", "--port", str(port)],
