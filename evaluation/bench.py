@@ -35,6 +35,7 @@ from rich.table import Table
 from evaluation.bench_mem0 import Mem0Unavailable, run_mem0
 from evaluation.bench_service import (
     Service,
+    alternating_recalls,
     load_test,
     percentiles,
     rss_mb,
@@ -59,6 +60,7 @@ LATENCY_QUERIES = 200
 CLIENTS = 8
 PROFILES = ("full", "working")
 MODES = ("dense", "bm25", "hybrid")
+BLOCK = 10  # recalls in a row with the recall log on (or off), in the recall_log section
 
 
 def parse_size(text: str) -> int:
@@ -266,47 +268,49 @@ def recall_http(bench: Bench) -> dict[str, Any]:
 def recall_log(bench: Bench) -> dict[str, Any]:
     """Recall p50 with the recall log on and off, in-process and over HTTP, interleaved.
 
-    The machine is shared, so on and off alternate in rounds (the order flips each
-    round), each round with new prompts; a row per round and the median of the rounds'
-    p50s. In-process: one engine whose ``recall_log`` is set or cleared. HTTP: two
-    services over the same home, one with ``DOSE_MEM_RECALL_LOG=false``.
+    The machine is shared, so on and off take turns within each round, on new prompts
+    drawn alike: in-process, one engine whose ``recall_log`` is set or cleared every
+    ``BLOCK`` recalls (the order flips each block; after an "on" block the writer is
+    drained, untimed, so its work never lands in an "off" block); over HTTP, two
+    services over the same home (one with ``DOSE_MEM_RECALL_LOG=false``), requests
+    alternating between them. A row per round and the median of the rounds.
     """
     rounds = int(os.environ.get("BENCH_ROUNDS", "6"))
-    per_round = LATENCY_QUERIES // 2
     out: dict[str, Any] = {}
     for cards in bench.sizes:
         settings = bench.home(cards)
         engine = _engine(settings)
-        log = RecallLog(
-            bench.workdir / f"recall-log-{label(cards)}", days=30, max_mb=64, prompts="text"
-        )
-        off = bench.stack.enter_context(
-            serve(settings.home, settings={"DOSE_MEM_RECALL_LOG": "false"})
-        )
-        on = bench.service(cards)
+        folder = bench.workdir / f"recall-log-{label(cards)}"
+        log = RecallLog(folder, days=30, max_mb=64, prompts="text")
+        services = {
+            "on": bench.service(cards),
+            "off": bench.stack.enter_context(
+                serve(settings.home, settings={"DOSE_MEM_RECALL_LOG": "false"})
+            ),
+        }
         who = Identity(agent="bench", profile="full", projects=None)
-        p50s: dict[str, list[float]] = {}
+        rows = []
         for r in range(rounds):
-            prompts = synthetic_queries(per_round, seed=5000 + 10 * r + cards)
-            order = ("off", "on") if r % 2 == 0 else ("on", "off")
-            row: dict[str, Any] = {}
-            for state in order:
+            prompts = synthetic_queries(LATENCY_QUERIES, seed=5000 + 10 * r + cards)
+            local: dict[str, list[float]] = {"on": [], "off": []}
+            for b in range(0, len(prompts), BLOCK):
+                state = ("on", "off")[(b // BLOCK + r) % 2]
                 engine.recall_log = log if state == "on" else None
-                times = []
-                for n, prompt in enumerate(prompts):
+                for n, prompt in enumerate(prompts[b : b + BLOCK], b):
                     started = time.perf_counter()
                     engine.recall(who, _request(prompt, n))
-                    times.append((time.perf_counter() - started) * 1000)
-                row[f"in-process {state} p50_ms"] = percentiles(times)["p50_ms"]
-                service = on if state == "on" else off
-                row[f"HTTP {state} p50_ms"] = percentiles(timed_recalls(service, "full", prompts))[
-                    "p50_ms"
-                ]
-            for key, value in row.items():
-                p50s.setdefault(key, []).append(value)
+                    local[state].append((time.perf_counter() - started) * 1000)
+                log.flush()
+            remote = alternating_recalls(services, "full", prompts[::-1])
+            row = {
+                f"{where} {state} p50_ms": percentiles(times[state])["p50_ms"]
+                for where, times in (("in-process", local), ("HTTP", remote))
+                for state in ("off", "on")
+            }
+            rows.append(row)
             out[f"{label(cards)} round {r + 1}"] = row
         log.close()
-        median = {k: round(statistics.median(v), 2) for k, v in p50s.items()}
+        median = {k: round(statistics.median(row[k] for row in rows), 2) for k in rows[0]}
         for where in ("in-process", "HTTP"):
             on_ms, off_ms = median[f"{where} on p50_ms"], median[f"{where} off p50_ms"]
             median[f"{where} on/off"] = round(on_ms / off_ms, 3)

@@ -136,7 +136,9 @@ class RecallLog:
 
     def record(self, kind: Kind, **fields: Any) -> None:
         """Queue one entry; ``fields`` as in ``RecallLogEntry`` with ``prompt`` as raw text.
-        Never blocks: with the queue full the entry is counted in ``dropped`` and lost."""
+        A field may be a function of no arguments: it is called on the writer thread
+        (work the caller need not wait for). Never blocks: with the queue full the entry
+        is counted in ``dropped`` and lost."""
         fields["kind"] = kind
         fields.setdefault("at", self.now())
         try:
@@ -177,13 +179,10 @@ class RecallLog:
     def _write(self, batch: list[dict[str, Any]]) -> None:
         lines = []
         for fields in batch:
-            raw = fields.pop("prompt", None)
-            if raw is not None:
-                fields.update(prompt_fields(raw, self.prompts))
             try:
-                entry = RecallLogEntry.model_validate(fields)
-            except ValidationError:
-                log.warning("recall log: invalid entry skipped", exc_info=True)
+                entry = self._entry(fields)
+            except Exception:
+                log.warning("recall log: entry skipped", exc_info=True)
                 continue
             lines.append(entry.model_dump_json(exclude_defaults=True) + "\n")
         if not lines:
@@ -196,6 +195,15 @@ class RecallLog:
             stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
             path.rename(self.folder / f"{stamp}.jsonl")
             self.prune()
+
+    def _entry(self, fields: dict[str, Any]) -> RecallLogEntry:
+        for key, value in fields.items():
+            if callable(value):
+                fields[key] = value()
+        raw = fields.pop("prompt", None)
+        if raw is not None:
+            fields.update(prompt_fields(raw, self.prompts))
+        return RecallLogEntry.model_validate(fields)
 
     def prune(self) -> list[Path]:
         """Delete rotated files past the retention days, then the oldest while over size."""

@@ -12,6 +12,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 from memory_repo.errors import UnknownItem
@@ -148,7 +149,7 @@ class RecallEngine:
                 trigger=result.trigger,
                 reason=result.reason.value,
                 prompt=request.prompt,
-                candidates=_candidates(hits, judged, result, profile, request.prompt),
+                candidates=partial(_candidates, hits, judged, result, profile, request.prompt),
                 injected=[i.id for i in result.items],
                 bytes=result.bytes,
             )
