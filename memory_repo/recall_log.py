@@ -7,11 +7,12 @@ whether a recall served the agent: ``joined`` pairs each recall with the signals
 same agent and session that followed it within a few turns.
 
 Writing never slows a recall: ``RecallLog.record`` only puts a dict on a queue; one
-daemon thread validates, redacts (``memory_repo.secrets.redact``) or hashes the prompt,
-and appends. Nothing is fsync'd: the log is derived and losing its last lines in a
-crash costs nothing. The log lives in a folder under state (never in the memory
-repository): ``current.jsonl`` plus rotated ``<UTC time>.jsonl`` files, bounded by
-``recall_log_days`` and ``recall_log_mb`` (docs/read-path.md, "The recall log").
+daemon thread, woken at most every ``BATCH_SECONDS``, validates, redacts
+(``memory_repo.secrets.redact``) or hashes the prompts, and appends the batch. Nothing
+is fsync'd: the log is derived, and a crash loses at most its last lines. The log lives
+in a folder under state (never in the memory repository): ``current.jsonl`` plus
+rotated ``<UTC time>.jsonl`` files, bounded by ``recall_log_days`` and ``recall_log_mb``
+(docs/read-path.md, "The recall log").
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import hashlib
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -37,6 +39,11 @@ CURRENT = "current.jsonl"
 ROTATE_SHARE = 0.25
 # Entries waiting for the writer; beyond this a recall drops its entry rather than wait.
 QUEUE_MAX = 10_000
+# The writer wakes at most this often and writes everything queued at once: its work
+# (redaction, validation, the append) then takes the GIL from a request at most once
+# per period instead of once per recall, so the median recall never waits for it.
+BATCH_SECONDS = 0.25
+BATCH_MAX = 256
 # A signal without a session joins the latest recall of its agent no older than this.
 SESSIONLESS_WINDOW = dt.timedelta(hours=2)
 
@@ -130,6 +137,8 @@ class RecallLog:
         self.max_bytes = int(max_mb * 1024 * 1024)
         self.prompts = prompts
         self.dropped = 0
+        self.written = 0
+        self.busy_s = 0.0  # the writer thread's CPU time
         self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue(QUEUE_MAX)
         self._thread = threading.Thread(target=self._run, name="recall-log", daemon=True)
         self._thread.start()
@@ -159,18 +168,22 @@ class RecallLog:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.prune()
         while True:
-            first = self._queue.get()
-            batch = [first]
-            while len(batch) < 256:
+            batch = [self._queue.get()]
+            if self._queue.qsize() < BATCH_MAX:
+                time.sleep(BATCH_SECONDS)
+            while len(batch) < BATCH_MAX:
                 try:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
+            started = time.thread_time()
             try:
                 self._write([f for f in batch if f is not None])
             except Exception:
                 log.warning("recall log: could not write %d entries", len(batch), exc_info=True)
             finally:
+                self.busy_s += time.thread_time() - started
+                self.written += len(batch)
                 for _ in batch:
                     self._queue.task_done()
             if None in batch:

@@ -12,6 +12,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -42,6 +43,17 @@ CANDIDATES = 10
 # A prompt shaped as a question, in English or Chinese.
 _QUESTION = re.compile(r"[?？]|吗|呢|没有?\s*$|了没")
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class Trace:
+    """How one recall was decided, for the recall log: how the project was resolved,
+    the hits the gate saw, each judged hit's (passed, score), and whether a cue fired."""
+
+    how: str = "none"
+    hits: list[Hit] = field(default_factory=list)
+    judged: dict[str, tuple[bool, float]] = field(default_factory=dict)
+    cued: bool = False
 
 
 def prefilter_warm() -> Prefilter:
@@ -134,9 +146,9 @@ class RecallEngine:
         self, identity: Identity, request: RecallRequest, profile_override: Profile | None = None
     ) -> RecallResult:
         profile = self.profile(identity, profile_override)
-        judged: dict[str, tuple[bool, float]] | None = None if self.recall_log is None else {}
-        result, how, hits = self._recall(identity, request, profile, judged)
-        if self.recall_log is not None and judged is not None:
+        trace = Trace()
+        result = self._recall(identity, request, profile, trace)
+        if self.recall_log is not None:
             self.recall_log.record(
                 "recall",
                 agent=identity.agent,
@@ -144,12 +156,12 @@ class RecallEngine:
                 session=request.session_id,
                 turn=request.turn,
                 project=result.project,
-                project_how=how,
+                project_how=trace.how,
                 cwd=request.cwd,
                 trigger=result.trigger,
                 reason=result.reason.value,
                 prompt=request.prompt,
-                candidates=partial(_candidates, hits, judged, result, profile, request.prompt),
+                candidates=partial(_candidates, trace, result, profile),
                 injected=[i.id for i in result.items],
                 bytes=result.bytes,
             )
@@ -160,14 +172,14 @@ class RecallEngine:
         identity: Identity,
         request: RecallRequest,
         profile: Profile,
-        judged: dict[str, tuple[bool, float]] | None,
-    ) -> tuple[RecallResult, str, list[Hit]]:
-        """The decision, how the project was resolved, and the hits the gate saw;
-        ``judged`` (when given) receives each judged hit's (passed, score)."""
+        trace: Trace,
+    ) -> RecallResult:
+        """The decision; ``trace`` receives how it was reached, for the recall log."""
         registry = self.registry
         where = resolve_project(
             registry, project=request.project, cwd=request.cwd, prompt=request.prompt
         )
+        trace.how = where.how
         before = self.sessions.observe(
             identity.agent, request.session_id, request.turn, where.project
         )
@@ -175,12 +187,12 @@ class RecallEngine:
         if self.tasks is not None and cue_in(request.prompt, profile.status_cues):
             answered = self._task_state(identity, profile, registry, where.project, request.prompt)
             if answered is not None:
-                return answered, where.how, []
+                return answered
         trigger = fired(
             profile, turn=request.turn, before=before, project=where.project, prompt=request.prompt
         )
         if trigger is None:
-            return RecallResult(injected=False, reason=Reason.not_triggered, **base), where.how, []
+            return RecallResult(injected=False, reason=Reason.not_triggered, **base)
         if where.how == "explicit" and (
             where.project is None or not allowed(identity, where.project)
         ):
@@ -191,18 +203,21 @@ class RecallEngine:
                 profile=profile.name,
                 project=None,
             )
-            return out, where.how, []
+            return out
         prefilter = prefilter_for(profile, identity, registry, where.project, self._today())
         if prefilter.is_empty():
             out = RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
-            return out, where.how, []
+            return out
         hits = self.index.search(request.prompt, prefilter, k=CANDIDATES)
         if not hits:
             out = RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
-            return out, where.how, []
+            return out
         prompt = read_prompt(request.prompt, self.index.parts, self.bridge)
         cued = cue_in(request.prompt, profile.cues) is not None
-        kept = _passing(hits, prompt, profile, cued=cued, project=where.project, judged=judged)
+        trace.hits, trace.cued = hits, cued
+        kept = _passing(
+            hits, prompt, profile, cued=cued, project=where.project, judged=trace.judged
+        )
         items, text = assemble(kept, profile)
         if not items:
             out = RecallResult(
@@ -212,7 +227,7 @@ class RecallEngine:
                 considered=len(hits),
                 **base,
             )
-            return out, where.how, hits
+            return out
         out = RecallResult(
             injected=True,
             reason=Reason.injected,
@@ -223,7 +238,7 @@ class RecallEngine:
             considered=len(hits),
             **base,
         )
-        return out, where.how, hits
+        return out
 
     def _task_state(
         self,
@@ -377,24 +392,15 @@ def _passing(
             yield hit, value
 
 
-def _candidates(
-    hits: list[Hit],
-    judged: dict[str, tuple[bool, float]],
-    result: RecallResult,
-    profile: Profile,
-    prompt: str,
-) -> list[dict[str, object]]:
+def _candidates(trace: Trace, result: RecallResult, profile: Profile) -> list[dict[str, object]]:
     """Each hit's score, bar and fate, as ``recall_log.LoggedCandidate`` fields."""
-    if not hits:
-        return []
     injected = {i.id for i in result.items}
-    cued = cue_in(prompt, profile.cues) is not None
     out: list[dict[str, object]] = []
-    for hit in hits:
+    for hit in trace.hits:
         row: dict[str, object] = {"id": hit.item_id, "project": hit.project, "rank": hit.rank}
-        if hit.item_id in judged:
-            ok, value = judged[hit.item_id]
-            need = bar(profile, hit, cued=cued, project=result.project)
+        if hit.item_id in trace.judged:
+            ok, value = trace.judged[hit.item_id]
+            need = bar(profile, hit, cued=trace.cued, project=result.project)
             row |= {"score": round(value, 4), "bar": round(need, 4)}
             if hit.item_id not in injected:
                 row["dropped"] = (
