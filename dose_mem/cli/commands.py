@@ -14,6 +14,7 @@ NAMES = (
     "ingest",
     "init",
     "mcp",
+    "profiles",
     "reindex",
     "rollback",
     "search",
