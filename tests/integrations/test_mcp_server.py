@@ -159,7 +159,8 @@ def test_tools_take_the_same_request_limits_as_http(demo_settings: Settings) -> 
     mcp = {t.name: t.input_schema["properties"] for t in tools}
     api = create_app(demo_settings, services=object()).openapi()  # type: ignore[arg-type]
     bodies = api["components"]["schemas"]
-    (item_id,) = api["paths"]["/v1/memories/{item_id}"]["get"]["parameters"]
+    params = api["paths"]["/v1/memories/{item_id}"]["get"]["parameters"]
+    (item_id,) = [p for p in params if p["in"] == "path"]
     pairs = [
         ("memory_recall", bodies["RecallRequest"]["properties"]),
         ("memory_search", bodies["SearchRequest"]["properties"]),
