@@ -7,6 +7,7 @@ from flows.reindex import refresh_index
 from memory_repo import history
 from memory_repo.errors import DoseMemError
 from memory_repo.index.embedders import make_embedder
+from memory_repo.ingest_runs import ROLLBACK_TRAILER
 from memory_repo.settings import Settings
 
 
@@ -21,7 +22,7 @@ def rollback(settings: Settings, run_id: str) -> str:
     if sha is None:
         raise UnknownRun(f"no commit of ingest run {run_id!r} in {root} (it wrote nothing?)")
     reverted = history.revert(
-        root, sha, f"Roll back ingest run {run_id}\n\nDose-Mem-Rollback: {run_id}\n"
+        root, sha, f"Roll back ingest run {run_id}\n\n{ROLLBACK_TRAILER}: {run_id}\n"
     )
     refresh_index(settings, make_embedder(settings))
     return reverted

@@ -98,6 +98,21 @@ def history(root: Path) -> list[CommitInfo]:
     ]
 
 
+def file_history(root: Path, rel: str, limit: int = 50) -> list[CommitInfo]:
+    """Commits that touched ``rel`` (renames followed), newest first."""
+    repo = open_repo(root)
+    if not repo.head.is_valid():
+        return []
+    return [
+        CommitInfo(
+            sha=c.hexsha,
+            date=c.committed_datetime.astimezone(dt.UTC),
+            message=str(c.message).strip(),
+        )
+        for c in repo.iter_commits("HEAD", paths=rel, max_count=limit)
+    ]
+
+
 def commit_before(root: Path, when: dt.datetime) -> CommitInfo | None:
     """The last commit strictly before ``when``: what a system could have known then."""
     earlier = [c for c in history(root) if c.date < utc(when)]

@@ -120,6 +120,10 @@ class RecallEngine:
         self.index.embedder.embed_query("warm up")
         self.index.search("warm up 预热", prefilter_warm(), k=1)  # CJK loads jieba's dictionary
 
+    def today(self) -> dt.date:
+        """The day lifecycle rules are judged on (injectable for tests)."""
+        return self._today()
+
     def profile(self, identity: Identity, override: Profile | None = None) -> Profile:
         if override is not None:
             return override
