@@ -18,7 +18,7 @@ def test_prefetch_returns_the_injected_text_under_full(
     assert provider.is_available()
     provider.initialize("hermes-1", hermes_home="/tmp/unused", platform="cli", cwd=TABLEKIT_CWD)
     text = provider.prefetch(SETUP_PROMPT, session_id="hermes-1")
-    assert f"/v1/memories/{UV_CARD}" in text
+    assert f'memory_read("{UV_CARD}")' in text
     assert provider.last_result is not None
     assert provider.last_result["profile"] == "full"
     assert text == provider.last_result["text"]

@@ -116,7 +116,7 @@ def test_first_prompt_in_tablekit_gets_the_uv_card_then_a_rename_gets_nothing(
     first, second = out["steps"]
     message = first["returned"]["message"]
     assert (message["customType"], message["display"]) == ("dose-mem", False)
-    assert f"/v1/memories/{UV_CARD}" in message["content"]
+    assert f'memory_read("{UV_CARD}")' in message["content"]
     assert second["returned"] == UNDEFINED  # turn 2 of the same session: working is quiet
     assert (first["threw"], second["threw"], stderr) == (None, None, "")
 
