@@ -10,7 +10,8 @@ picks sizes (default ``1k,10k,100k``); ``BENCH_SECONDS`` sets the throughput run
 60); ``BENCH_WORKDIR=DIR`` keeps the synthetic homes there and reuses them on the next run
 (the build is reported from the run that built it; at 100k cards it takes ~35 min of
 embedding here); ``BENCH_MEM0=0`` skips mem0, ``BENCH_MEM0_MAX`` caps the sizes it runs
-at (default 10k: mem0 adds memories one call at a time, so 10k costs it minutes).
+at (default 10k: mem0 adds memories one call at a time, so 10k costs it minutes);
+``BENCH_ROUNDS`` sets the recall log section's on/off rounds (default 6).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import statistics
 import subprocess
 import tempfile
 import time
@@ -33,6 +35,7 @@ from rich.table import Table
 from evaluation.bench_mem0 import Mem0Unavailable, run_mem0
 from evaluation.bench_service import (
     Service,
+    alternating_recalls,
     load_test,
     percentiles,
     rss_mb,
@@ -46,6 +49,7 @@ from memory_repo.index.query import Index
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.tokenize import tokens
 from memory_repo.models import GLOBAL
+from memory_repo.recall_log import RecallLog
 from memory_repo.settings import Settings, get_settings
 from profiles.model import load_profiles
 from recall_api.engine import RecallEngine
@@ -56,6 +60,7 @@ LATENCY_QUERIES = 200
 CLIENTS = 8
 PROFILES = ("full", "working")
 MODES = ("dense", "bm25", "hybrid")
+BLOCK = 10  # recalls in a row with the recall log on (or off), in the recall_log section
 
 
 def parse_size(text: str) -> int:
@@ -260,6 +265,59 @@ def recall_http(bench: Bench) -> dict[str, Any]:
     return out
 
 
+def recall_log(bench: Bench) -> dict[str, Any]:
+    """Recall p50 with the recall log on and off, in-process and over HTTP, interleaved.
+
+    The machine is shared, so on and off take turns within each round, on new prompts
+    drawn alike: in-process, one engine whose ``recall_log`` is set or cleared every
+    ``BLOCK`` recalls (the order flips each block; after an "on" block the writer is
+    drained, untimed, so its work never lands in an "off" block); over HTTP, two
+    services over the same home (one with ``DOSE_MEM_RECALL_LOG=false``), requests
+    alternating between them. A row per round and the median of the rounds.
+    """
+    rounds = int(os.environ.get("BENCH_ROUNDS", "6"))
+    out: dict[str, Any] = {}
+    for cards in bench.sizes:
+        settings = bench.home(cards)
+        engine = _engine(settings)
+        folder = bench.workdir / f"recall-log-{label(cards)}"
+        log = RecallLog(folder, days=30, max_mb=64, prompts="text")
+        services = {
+            "on": bench.service(cards),
+            "off": bench.stack.enter_context(
+                serve(settings.home, settings={"DOSE_MEM_RECALL_LOG": "false"})
+            ),
+        }
+        who = Identity(agent="bench", profile="full", projects=None)
+        rows = []
+        for r in range(rounds):
+            prompts = synthetic_queries(LATENCY_QUERIES, seed=5000 + 10 * r + cards)
+            local: dict[str, list[float]] = {"on": [], "off": []}
+            for b in range(0, len(prompts), BLOCK):
+                state = ("on", "off")[(b // BLOCK + r) % 2]
+                engine.recall_log = log if state == "on" else None
+                for n, prompt in enumerate(prompts[b : b + BLOCK], b):
+                    started = time.perf_counter()
+                    engine.recall(who, _request(prompt, n))
+                    local[state].append((time.perf_counter() - started) * 1000)
+                log.flush()
+            remote = alternating_recalls(services, "full", prompts[::-1])
+            row = {
+                f"{where} {state} p50_ms": percentiles(times[state])["p50_ms"]
+                for where, times in (("in-process", local), ("HTTP", remote))
+                for state in ("off", "on")
+            }
+            rows.append(row)
+            out[f"{label(cards)} round {r + 1}"] = row
+        log.close()
+        median = {k: round(statistics.median(row[k] for row in rows), 2) for k in rows[0]}
+        for where in ("in-process", "HTTP"):
+            on_ms, off_ms = median[f"{where} on p50_ms"], median[f"{where} off p50_ms"]
+            median[f"{where} on/off"] = round(on_ms / off_ms, 3)
+        out[f"{label(cards)} median of rounds"] = median
+    return out
+
+
 def throughput(bench: Bench) -> dict[str, Any]:
     """8 concurrent clients (full and working tokens alternating), new prompts throughout."""
     out: dict[str, Any] = {}
@@ -353,6 +411,7 @@ SECTIONS: list[Callable[[Bench], dict[str, Any]]] = [
     query_legs,
     recall_in_process,
     recall_http,
+    recall_log,
     throughput,
     mem0_ratio,
     targets,

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from http.client import HTTPConnection, HTTPException
 from pathlib import Path
@@ -57,12 +57,16 @@ class Service:
 
 
 @contextmanager
-def serve(home: Path, startup_s: float = 300.0) -> Iterator[Service]:
-    """``dose-mem serve --home HOME`` on a free loopback port, with a token per profile."""
+def serve(
+    home: Path, startup_s: float = 300.0, settings: dict[str, str] | None = None
+) -> Iterator[Service]:
+    """``dose-mem serve --home HOME`` on a free loopback port, with a token per profile;
+    ``settings`` are ``DOSE_MEM_*`` variables for it alone (none are inherited)."""
     store = TokenStore(home / "state" / "tokens.json")
     tokens = {p: store.issue(f"bench-{p}", p, None)[0] for p in ("full", "working")}
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOSE_MEM_")}
+    env.update(settings or {})
     cli = Path(sys.executable).with_name("dose-mem")
     proc = subprocess.Popen(
         [str(cli), "--home", str(home), "serve", "--port", str(port)],
@@ -118,6 +122,34 @@ def timed_recalls(service: Service, profile: str, prompts: list[str]) -> list[fl
             started = time.perf_counter()
             client.post("/v1/recall", json=recall_body(prompt, n)).raise_for_status()
             times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def alternating_recalls(
+    services: dict[str, Service], profile: str, prompts: list[str]
+) -> dict[str, list[float]]:
+    """One keep-alive client per service; request n goes to service ``n % len``, so every
+    service sees the same moments of a noisy machine. Latency per service."""
+    names = list(services)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    with ExitStack() as stack:
+        clients = {
+            name: stack.enter_context(
+                httpx.Client(
+                    base_url=svc.url,
+                    headers={"Authorization": f"Bearer {svc.tokens[profile]}"},
+                    timeout=10.0,
+                )
+            )
+            for name, svc in services.items()
+        }
+        for client in clients.values():
+            client.post("/v1/recall", json=recall_body("warm up 预热", 0)).raise_for_status()
+        for n, prompt in enumerate(prompts):
+            name = names[n % len(names)]
+            started = time.perf_counter()
+            clients[name].post("/v1/recall", json=recall_body(prompt, n)).raise_for_status()
+            times[name].append((time.perf_counter() - started) * 1000)
     return times
 
 

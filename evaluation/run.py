@@ -88,20 +88,18 @@ def gold_records(name: str, probes: list[Probe], answers: dict[str, Injection]) 
     return [turn_record(name, p, answers[p.id], gold_verdict(p, answers[p.id])) for p in probes]
 
 
-# The working profile's contract is to stay quiet on routine coding steps: its threshold
-# is the best dev composite among those that keep dev routine injections at or below this.
-ROUTINE_LIMIT = {"working": 0.05}
-
-
 def tune(
     system: System,
     dev: list[Probe],
     env: Environment,
     store: SnapshotStore,
     tick: Tick | None = None,
+    limits: dict[str, float] | None = None,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Per tuning group: the grid threshold with the best dev composite (then fewest bytes),
-    within the group's routine-injection limit when it has one."""
+    within the group's routine-injection limit (``limits``, by profile name: the
+    profile's ``routine_limit``; the working profile's contract is to stay quiet on
+    routine coding steps)."""
     groups = {system.group(system_input(p)) for p in dev}
     best: dict[str, tuple[float, float, float]] = {}
     for t in system.grid:
@@ -110,7 +108,7 @@ def tune(
         for group in groups:
             ids = {p.id for p in dev if system.group(system_input(p)) == group}
             m = point_estimates([r for r in records if r.probe_id in ids])
-            if m["routine_injection_rate"] > ROUTINE_LIMIT.get(group, 1.0):
+            if m["routine_injection_rate"] > (limits or {}).get(group, 1.0):
                 continue
             key = (m["composite"], -m["bytes_per_turn"], t)
             if group not in best or key[:2] > best[group][:2]:
@@ -165,9 +163,10 @@ def run_evaluation(
         total = sum(len(s.grid) * len(dev) + len(test) for s in systems)
         tick = progress(total) if progress else None
         tuned: dict[str, tuple[dict[str, float], dict[str, float]]] = {}
+        limits = {name: p.routine_limit for name, p in profiles.items()}
         answers: dict[str, dict[str, Injection]] = {}
         for system in systems:
-            tuned[system.name] = tune(system, dev, env, store, tick)
+            tuned[system.name] = tune(system, dev, env, store, tick, limits)
             chosen = tuned[system.name][0]
             answers[system.name] = answer_all(
                 system, test, env, store, lambda g, c=chosen: c.get(g, max(c.values())), tick

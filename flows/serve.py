@@ -2,7 +2,7 @@
 
 ``prefect.yaml`` stays the one description of the deployments (names, entrypoints,
 schedules, concurrency): this reads it and hands each flow to ``prefect.serve``, so the
-same three deployments appear in the UI whether they run here or on a work pool.
+same deployments appear in the UI whether they run here or on a work pool.
 Run with ``PREFECT_API_URL`` pointing at the server: ``python -m flows.serve``.
 """
 

@@ -74,6 +74,17 @@ class Settings(BaseSettings):
     task_stale_hours: float = Field(default=6.0, gt=0)
     task_keep_days: float = Field(default=7.0, gt=0)
 
+    # The recall log (docs/read-path.md, "The recall log"): every recall, search and
+    # read under <state>/recall_log, kept this many days and at most this many MB;
+    # prompts as redacted text or as hashes only ("hash": tune-profiles cannot replay).
+    recall_log: bool = True
+    recall_log_days: float = Field(default=30.0, gt=0)
+    recall_log_mb: float = Field(default=64.0, gt=0)
+    recall_log_prompts: Literal["text", "hash"] = "text"
+    # tune-profiles (docs/read-path.md, "Profiles that learn"): commit its proposal
+    # without `dose-mem profiles apply`.
+    auto_apply: bool = False
+
     capture_idle_minutes: float = 30.0
     capture_min_user_turns: int = 3
 
@@ -93,6 +104,11 @@ class Settings(BaseSettings):
     def tasks_path(self) -> Path:
         """The task event journal (``memory_repo.tasks.journal``)."""
         return self.state_path / "tasks" / "events.jsonl"
+
+    @property
+    def recall_log_path(self) -> Path:
+        """The recall log's folder (``memory_repo.recall_log``)."""
+        return self.state_path / "recall_log"
 
     @property
     def inbox_path(self) -> Path:

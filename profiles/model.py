@@ -77,6 +77,13 @@ class Profile(BaseModel):
     level: Level
     budget_bytes: int = Field(gt=0, le=65536)
     max_items: int = Field(gt=0, le=50)
+    routine_limit: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=1.0,
+        description="The highest share of routine prompts this profile may inject on: "
+        "the bound for the evaluation's threshold tuning and for tune-profiles.",
+    )
     gate: Gate
     read_with: str = Field(
         default='memory_read("{id}")',

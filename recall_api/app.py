@@ -14,6 +14,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memory_repo.index.embedders import make_embedder, one_blas_thread
+from memory_repo.recall_log import RecallLog
 from memory_repo.settings import Settings
 from profiles.model import load_profiles
 from recall_api.deps import Services
@@ -63,7 +64,7 @@ def build_services(
         settings.index_path,
         load_profiles(settings.profiles_path),
         make_embedder(settings, for_queries=True),
-        search_log=settings.state_path / "search_log.jsonl",
+        recall_log=recall_log_for(settings),
         loader=settings.snapshot_loader,
         tasks=TaskBoard(
             settings.tasks_path,
@@ -77,6 +78,18 @@ def build_services(
         engine=engine,
         tokens=TokenStore(tokens_path(settings)),
         rollback=rollback,
+    )
+
+
+def recall_log_for(settings: Settings) -> RecallLog | None:
+    """The recall log's writer, or None when the log is turned off."""
+    if not settings.recall_log:
+        return None
+    return RecallLog(
+        settings.recall_log_path,
+        days=settings.recall_log_days,
+        max_mb=settings.recall_log_mb,
+        prompts=settings.recall_log_prompts,
     )
 
 

@@ -8,12 +8,11 @@ It never writes cards.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import re
 import threading
-import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 from memory_repo.errors import UnknownItem
@@ -24,14 +23,16 @@ from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.snapshot_load import Loader
 from memory_repo.layers import l0, l1, l2
 from memory_repo.models import GLOBAL, Item, Project, Registry
+from memory_repo.recall_log import Kind, RecallLog
 from memory_repo.registry import REGISTRY_FILE, load_registry
 from memory_repo.settings import Settings
 from memory_repo.store import load_file
 from memory_repo.tasks.view import line
 from profiles.model import Profile
+from profiles.overrides import AgentProfiles
 from recall_api.assemble import assemble, assemble_tasks
 from recall_api.bridge import Bridge
-from recall_api.gate import Prompt, passes, read_prompt
+from recall_api.gate import Prompt, bar, passes, read_prompt
 from recall_api.models import Identity, Reason, RecallRequest, RecallResult
 from recall_api.scoping import allowed, prefilter_for, resolve_project
 from recall_api.task_board import TaskBoard
@@ -55,7 +56,7 @@ class RecallEngine:
         profiles: dict[str, Profile],
         embedder: Embedder | None = None,
         *,
-        search_log: Path | None = None,
+        recall_log: RecallLog | None = None,
         today: Callable[[], dt.date] = dt.date.today,
         loader: Loader = "inline",
         tasks: TaskBoard | None = None,
@@ -66,8 +67,9 @@ class RecallEngine:
             Path(index_dir), embedder or make_embedder(Settings()), loader=loader
         )
         self.profiles = profiles
+        self.overrides = AgentProfiles(self.memory_root)
         self.sessions = SessionTracker()
-        self.search_log = search_log
+        self.recall_log = recall_log
         self._today = today
         self._registry_mtime = -1.0
         self._registry = Registry()
@@ -125,15 +127,47 @@ class RecallEngine:
         return self._today()
 
     def profile(self, identity: Identity, override: Profile | None = None) -> Profile:
+        """``override`` when given; else the token's profile refined by the agent's
+        override file in the memory repository (``profiles/overrides.py``)."""
         if override is not None:
             return override
-        return self.profiles[identity.profile]
+        return self.overrides.for_agent(identity.agent, self.profiles[identity.profile])
 
     # -- operations ----------------------------------------------------------------------
     def recall(
         self, identity: Identity, request: RecallRequest, profile_override: Profile | None = None
     ) -> RecallResult:
         profile = self.profile(identity, profile_override)
+        judged: dict[str, tuple[bool, float]] | None = None if self.recall_log is None else {}
+        result, how, hits = self._recall(identity, request, profile, judged)
+        if self.recall_log is not None and judged is not None:
+            self.recall_log.record(
+                "recall",
+                agent=identity.agent,
+                profile=profile.name,
+                session=request.session_id,
+                turn=request.turn,
+                project=result.project,
+                project_how=how,
+                cwd=request.cwd,
+                trigger=result.trigger,
+                reason=result.reason.value,
+                prompt=request.prompt,
+                candidates=partial(_candidates, hits, judged, result, profile, request.prompt),
+                injected=[i.id for i in result.items],
+                bytes=result.bytes,
+            )
+        return result
+
+    def _recall(
+        self,
+        identity: Identity,
+        request: RecallRequest,
+        profile: Profile,
+        judged: dict[str, tuple[bool, float]] | None,
+    ) -> tuple[RecallResult, str, list[Hit]]:
+        """The decision, how the project was resolved, and the hits the gate saw;
+        ``judged`` (when given) receives each judged hit's (passed, score)."""
         registry = self.registry
         where = resolve_project(
             registry, project=request.project, cwd=request.cwd, prompt=request.prompt
@@ -145,41 +179,45 @@ class RecallEngine:
         if self.tasks is not None and cue_in(request.prompt, profile.status_cues):
             answered = self._task_state(identity, profile, registry, where.project, request.prompt)
             if answered is not None:
-                return answered
+                return answered, where.how, []
         trigger = fired(
             profile, turn=request.turn, before=before, project=where.project, prompt=request.prompt
         )
         if trigger is None:
-            return RecallResult(injected=False, reason=Reason.not_triggered, **base)
+            return RecallResult(injected=False, reason=Reason.not_triggered, **base), where.how, []
         if where.how == "explicit" and (
             where.project is None or not allowed(identity, where.project)
         ):
-            return RecallResult(
+            out = RecallResult(
                 injected=False,
                 reason=Reason.out_of_scope,
                 trigger=trigger,
                 profile=profile.name,
                 project=None,
             )
+            return out, where.how, []
         prefilter = prefilter_for(profile, identity, registry, where.project, self._today())
         if prefilter.is_empty():
-            return RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
+            out = RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
+            return out, where.how, []
         hits = self.index.search(request.prompt, prefilter, k=CANDIDATES)
         if not hits:
-            return RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
+            out = RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
+            return out, where.how, []
         prompt = read_prompt(request.prompt, self.index.parts, self.bridge)
         cued = cue_in(request.prompt, profile.cues) is not None
-        kept = _passing(hits, prompt, profile, cued=cued, project=where.project)
+        kept = _passing(hits, prompt, profile, cued=cued, project=where.project, judged=judged)
         items, text = assemble(kept, profile)
         if not items:
-            return RecallResult(
+            out = RecallResult(
                 injected=False,
                 reason=Reason.below_threshold,
                 trigger=trigger,
                 considered=len(hits),
                 **base,
             )
-        return RecallResult(
+            return out, where.how, hits
+        out = RecallResult(
             injected=True,
             reason=Reason.injected,
             trigger=trigger,
@@ -189,6 +227,7 @@ class RecallEngine:
             considered=len(hits),
             **base,
         )
+        return out, where.how, hits
 
     def _task_state(
         self,
@@ -241,8 +280,11 @@ class RecallEngine:
         cwd: str | None = None,
         k: int = 10,
         include_inactive: bool = False,
+        session: str | None = None,
+        turn: int | None = None,
     ) -> list[Hit]:
-        """The agent's own memory_search: same scope rules, no trigger, no gate; logged."""
+        """The agent's own memory_search: same scope rules, no trigger, no gate; logged
+        (with the ids it returned) as a signal for the recalls before it."""
         profile = self.profile(identity)
         registry = self.registry
         where = resolve_project(registry, project=project, cwd=cwd, prompt=query)
@@ -258,11 +300,29 @@ class RecallEngine:
                 automatic=not include_inactive,
             )
             hits = [] if prefilter.is_empty() else self.index.search(query, prefilter, k=k)
-        self._log_search(identity, query, project, len(hits))
+        self._signal(
+            "search",
+            identity,
+            session,
+            turn,
+            project=where.project,
+            project_how=where.how,
+            cwd=cwd,
+            prompt=query,
+            ids=[h.item_id for h in hits],
+        )
         return hits
 
-    def read(self, identity: Identity, item_id: str) -> Item:
-        """One item in full (L2), readable even when superseded, expired or archived.
+    def read(
+        self,
+        identity: Identity,
+        item_id: str,
+        *,
+        session: str | None = None,
+        turn: int | None = None,
+    ) -> Item:
+        """One item in full (L2), readable even when superseded, expired or archived;
+        a successful read is logged as a signal for the recalls before it.
 
         An item of a project outside the token's set is reported as missing, so ids of
         other projects cannot be probed.
@@ -274,25 +334,30 @@ class RecallEngine:
         item = next((i for i in items if i.id == item_id), None)
         if item is None or not allowed(identity, item.project):
             raise UnknownItem(item_id)
+        self._signal("read", identity, session, turn, project=item.project, ids=[item_id])
         return item
+
+    def _signal(
+        self,
+        kind: Kind,
+        identity: Identity,
+        session: str | None,
+        turn: int | None,
+        **fields: object,
+    ) -> None:
+        """Log a search or read: what tells whether the recalls before it served."""
+        if self.recall_log is not None:
+            self.recall_log.record(
+                kind,
+                agent=identity.agent,
+                profile=identity.profile,
+                session=session,
+                turn=turn,
+                **fields,
+            )
 
     def visible_projects(self, identity: Identity) -> list[Project]:
         return [p for p in self.registry.projects if allowed(identity, p.id)]
-
-    def _log_search(self, identity: Identity, query: str, project: str | None, n: int) -> None:
-        if self.search_log is None:
-            return
-        record = {
-            "at": time.time(),
-            "agent": identity.agent,
-            "profile": identity.profile,
-            "query": query,
-            "project": project,
-            "results": n,
-        }
-        self.search_log.parent.mkdir(parents=True, exist_ok=True)
-        with self._lock, self.search_log.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 def _passing(
@@ -302,14 +367,47 @@ def _passing(
     *,
     cued: bool,
     project: str | None,
+    judged: dict[str, tuple[bool, float]] | None = None,
 ) -> Iterator[tuple[Hit, float]]:
     """The hits that pass the gate, with their scores, judged one at a time as assembly
     takes them: it stops at the profile's item cap, and the hits after that are never
-    segmented (most of the gate's cost)."""
+    segmented (most of the gate's cost). ``judged`` receives every judged hit's
+    (passed, score), for the recall log."""
     for hit in hits:
         ok, value = passes(prompt, hit, profile, cued=cued, project=project)
+        if judged is not None:
+            judged[hit.item_id] = (ok, value)
         if ok:
             yield hit, value
+
+
+def _candidates(
+    hits: list[Hit],
+    judged: dict[str, tuple[bool, float]],
+    result: RecallResult,
+    profile: Profile,
+    prompt: str,
+) -> list[dict[str, object]]:
+    """Each hit's score, bar and fate, as ``recall_log.LoggedCandidate`` fields."""
+    if not hits:
+        return []
+    injected = {i.id for i in result.items}
+    cued = cue_in(prompt, profile.cues) is not None
+    out: list[dict[str, object]] = []
+    for hit in hits:
+        row: dict[str, object] = {"id": hit.item_id, "project": hit.project, "rank": hit.rank}
+        if hit.item_id in judged:
+            ok, value = judged[hit.item_id]
+            need = bar(profile, hit, cued=cued, project=result.project)
+            row |= {"score": round(value, 4), "bar": round(need, 4)}
+            if hit.item_id not in injected:
+                row["dropped"] = (
+                    "budget" if ok else "below_threshold" if value < need else "l0_overlap"
+                )
+        else:
+            row["dropped"] = "item_cap"
+        out.append(row)
+    return out
 
 
 def item_view(item: Item) -> dict[str, object]:

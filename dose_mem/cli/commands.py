@@ -13,6 +13,7 @@ NAMES = (
     "ingest",
     "init",
     "mcp",
+    "profiles",
     "reindex",
     "rollback",
     "search",

@@ -1,4 +1,4 @@
-"""POST /v1/search: the memory_search tool an agent calls itself (logged as a recall miss)."""
+"""POST /v1/search: the memory_search tool an agent calls itself (a signal in the recall log)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory_repo.index.hits import Hit
 from recall_api.deps import IdentityDep, ServicesDep
-from recall_api.models import CwdPath, ProjectId, QueryText, TopK
+from recall_api.models import CwdPath, ProjectId, QueryText, SessionId, TopK, TurnNumber
 
 router = APIRouter(tags=["search"])
 
@@ -25,6 +25,10 @@ class SearchRequest(BaseModel):
     include_inactive: bool = Field(
         default=False, description="Also superseded, expired and archived items."
     )
+    session_id: SessionId | None = Field(
+        default=None, description="The agent's session, for the recall log (optional)."
+    )
+    turn: TurnNumber | None = None
 
 
 class SearchResponse(BaseModel):
@@ -40,5 +44,7 @@ def search(body: SearchRequest, who: IdentityDep, svc: ServicesDep) -> SearchRes
         cwd=body.cwd,
         k=body.k,
         include_inactive=body.include_inactive,
+        session=body.session_id,
+        turn=body.turn,
     )
     return SearchResponse(hits=hits)

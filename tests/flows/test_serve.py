@@ -5,11 +5,13 @@ from __future__ import annotations
 from flows.serve import deployments
 
 
-def test_the_three_deployments_come_from_prefect_yaml() -> None:
+def test_the_deployments_come_from_prefect_yaml() -> None:
     found = {d.name: d for d in deployments()}
-    assert set(found) == {"ingest", "reindex", "snapshot-eval"}
+    assert set(found) == {"ingest", "reindex", "snapshot-eval", "tune-profiles"}
     assert [s.schedule.cron for s in found["ingest"].schedules] == ["*/15 * * * *"]
     assert found["ingest"].concurrency_limit == 1
     assert found["reindex"].schedules == []
     assert [s.schedule.cron for s in found["snapshot-eval"].schedules] == ["0 3 * * 1"]
     assert found["snapshot-eval"].entrypoint.endswith("evaluation/snapshot_eval.py:snapshot_eval")
+    assert [s.schedule.cron for s in found["tune-profiles"].schedules] == ["0 4 * * 1"]
+    assert found["tune-profiles"].entrypoint.endswith("evaluation/tune_profiles.py:tune_profiles")
