@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from memory_repo.errors import DoseMemError
+from profiles.proposals import load_run
 from recall_api.deps import ServicesDep
 from recall_api.inspector import views
 from recall_api.inspector.auth import (
@@ -36,6 +37,7 @@ from recall_api.models import (
     MAX_ITEM_ID_CHARS,
     MAX_PROJECT_CHARS,
     MAX_PROMPT_CHARS,
+    Reason,
     RecallRequest,
 )
 
@@ -174,12 +176,37 @@ def log_page(
     svc: ServicesDep,
     _: AdminDep,
     agent: Annotated[str, Query(max_length=200)] = "",
+    reason: Annotated[str, Query(max_length=40)] = "",
     q: Annotated[str, Query(max_length=400)] = "",
+    missed: Annotated[bool, Query()] = False,
 ) -> HTMLResponse:
-    path = svc.settings.state_path / "search_log.jsonl"
-    rows = views.search_log(path, agent or None, q or None)
-    every = sorted({r.agent for r in views.search_log(path, None, None, limit=10_000)})
-    return page(request, "log.html", rows=rows, agents=every, agent=agent, q=q)
+    folder = svc.settings.recall_log_path
+    want = views.LogFilter(
+        agent=agent or None, reason=reason or None, text=q or None, missed=missed
+    )
+    return page(
+        request,
+        "log.html",
+        rows=views.recall_log(folder, want),
+        agents=views.logged_agents(folder),
+        reasons=[r.value for r in Reason],
+        agent=agent,
+        reason=reason,
+        q=q,
+        missed=missed,
+        logging=svc.engine.recall_log is not None,
+        prompts=svc.settings.recall_log_prompts,
+    )
+
+
+@router.get("/profiles")
+def profiles_page(request: Request, svc: ServicesDep, _: AdminDep) -> HTMLResponse:
+    """The latest tune-profiles proposals (applied only by ``dose-mem profiles apply``)."""
+    try:
+        run, error = load_run(svc.settings.state_path), None
+    except DoseMemError as exc:
+        run, error = None, str(exc)
+    return page(request, "profiles.html", run=run, error=error)
 
 
 @router.get("/runs")

@@ -8,15 +8,15 @@ and that is the write path's own function (``Services.rollback``).
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel
 
 from memory_repo import history, ingest_runs
 from memory_repo.lifecycle import expiry, is_archived, is_expired, superseded_ids
 from memory_repo.models import Item
+from memory_repo.recall_log import Joined, joined, read_entries
 from memory_repo.store import Memory, evidence_sidecar, load_memory
 from recall_api.deps import Services
 from recall_api.engine import item_view
@@ -163,42 +163,29 @@ def _walk(start: str, step: Callable[[str], list[str]]) -> Iterator[str]:
         frontier = nxt
 
 
-class LogRow(BaseModel):
-    at: dt.datetime
-    agent: str
-    profile: str
-    kind: str
-    text: str
-    project: str | None = None
-    outcome: str = ""
-    ids: list[str] = Field(default_factory=list)
+class LogFilter(BaseModel):
+    agent: str | None = None
+    reason: str | None = None
+    text: str | None = None
+    missed: bool = False  # only recalls followed by the agent's own search or read
 
 
-def search_log(path: Path, agent: str | None, text: str | None, limit: int = 200) -> list[LogRow]:
-    """The newest entries of ``search_log.jsonl`` first; unreadable lines are skipped."""
-    if not path.exists():
-        return []
-    rows: list[LogRow] = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            raw = json.loads(line)
-            row = LogRow(
-                at=dt.datetime.fromtimestamp(float(raw["at"]), dt.UTC),
-                agent=str(raw["agent"]),
-                profile=str(raw.get("profile", "")),
-                kind="search",
-                text=str(raw.get("query", "")),
-                project=raw.get("project"),
-                outcome=f"{raw.get('results', 0)} results",
-            )
-        except (ValueError, KeyError, TypeError, ValidationError):
-            continue
-        if agent and row.agent != agent:
-            continue
-        if text and text.casefold() not in row.text.casefold():
-            continue
-        rows.append(row)
+def recall_log(folder: Path, want: LogFilter, limit: int = 100) -> list[Joined]:
+    """Recalls from the recall log, newest first, each with the searches and reads of
+    the same agent and session that followed it (``recall_log.joined``)."""
+    entries = read_entries(folder, agent=want.agent)
+    rows = [
+        j
+        for j in joined(entries)
+        if (not want.reason or j.recall.reason == want.reason)
+        and (not want.text or want.text.casefold() in (j.recall.prompt or "").casefold())
+        and (not want.missed or j.signals)
+    ]
     return rows[::-1][:limit]
+
+
+def logged_agents(folder: Path) -> list[str]:
+    return sorted({e.agent for e in read_entries(folder, kind="recall")})
 
 
 class RunRow(BaseModel):

@@ -14,7 +14,14 @@ from recall_api.deps import Services
 from recall_api.inspector.auth import COOKIE
 from recall_api.tokens import TokenStore
 
-PAGES = ["/ui/dose", "/ui/cards", "/ui/log", "/ui/runs", "/ui/cards/uv-for-python-envs"]
+PAGES = [
+    "/ui/dose",
+    "/ui/cards",
+    "/ui/log",
+    "/ui/profiles",
+    "/ui/runs",
+    "/ui/cards/uv-for-python-envs",
+]
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ order: the last one rolls the ingest run back.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 from pathlib import Path
@@ -17,7 +18,10 @@ import httpx
 import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import WebDriverWait
 
+from profiles.proposals import AgentSummary, Measure, Proposal, TuneRun, save_run
 from recall_api.explain import Fate
 from recall_api.inspector.views import DEMO_PROMPTS
 from recall_api.models import Identity, RecallRequest
@@ -41,7 +45,22 @@ def shot(driver: webdriver.Chrome, shots: Path, name: str) -> Path:
 def log_in(driver: webdriver.Chrome, server: str, token: str) -> None:
     driver.get(f"{server}/ui/login")
     driver.find_element(By.NAME, "token").send_keys(token)
-    driver.find_element(By.CSS_SELECTOR, "form[action='/ui/login'] button").click()
+    click_and_load(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/ui/login'] button"))
+
+
+def click_and_load(driver: webdriver.Chrome, element: WebElement, seconds: float = 120) -> None:
+    """Click, then wait until a new document has loaded (the old one's marker is gone)."""
+    driver.execute_script("window.__before_click = true")
+    element.click()
+    WebDriverWait(driver, seconds).until(
+        lambda d: d.execute_script(
+            "return window.__before_click === undefined && document.readyState === 'complete'"
+        )
+    )
+
+
+def follow(driver: webdriver.Chrome, link_text: str) -> None:
+    click_and_load(driver, driver.find_element(By.LINK_TEXT, link_text))
 
 
 def test_an_agent_token_cannot_open_the_inspector(
@@ -96,16 +115,17 @@ def test_dose_shows_every_agent_side_by_side_for_the_demo_prompts(
 def test_cards_by_project_and_a_card_with_its_chain_evidence_and_history(
     browser: webdriver.Chrome, server: str, inspected: Inspected, shots: Path
 ) -> None:
+    log_in(browser, server, inspected.admin)
     browser.get(f"{server}/ui/cards?project=global")
     rows = browser.find_elements(By.CSS_SELECTOR, "#cards tr.row")
     ids = {r.get_attribute("data-id") for r in rows}
     assert {"unverified-entries-teal", "unverified-entries-amber", "reply-in-chinese"} <= ids
     assert all(r.find_elements(By.TAG_NAME, "td")[0].text == "global" for r in rows)
     shot(browser, shots, "2-cards")
-    browser.find_element(By.LINK_TEXT, "unverified-entries-amber").click()
+    follow(browser, "unverified-entries-amber")
     assert browser.find_element(By.ID, "state").text == "superseded"
     assert "unverified-entries-teal" in browser.find_element(By.ID, "newer").text
-    browser.find_element(By.LINK_TEXT, "unverified-entries-teal").click()
+    follow(browser, "unverified-entries-teal")
     assert "unverified-entries-amber" in browser.find_element(By.ID, "older").text
     assert browser.find_element(By.ID, "l0").text
     assert len(browser.find_elements(By.CSS_SELECTOR, "#history tr")) >= 2  # header + a commit
@@ -113,27 +133,111 @@ def test_cards_by_project_and_a_card_with_its_chain_evidence_and_history(
     shot(browser, shots, "2-card-teal")
 
 
-def test_the_log_lists_an_agents_searches_and_filters_by_agent(
+def test_the_log_shows_a_quiet_recall_with_the_search_and_read_that_followed(
     browser: webdriver.Chrome, server: str, inspected: Inspected, shots: Path
 ) -> None:
-    r = httpx.post(
-        f"{server}/v1/search",
-        json={"query": "python environment uv"},
-        headers={"Authorization": f"Bearer {inspected.agent}"},
+    log_in(browser, server, inspected.admin)
+    auth = {"Authorization": f"Bearer {inspected.agent}"}
+    session = "log-test-session"
+    recalled = httpx.post(
+        f"{server}/v1/recall",
+        json={
+            "prompt": "Rename parse_table and update the tests",
+            "session_id": session,
+            "turn": 1,
+            "cwd": DEMO_PROMPTS[0][1],
+        },
+        headers=auth,
     )
-    assert r.status_code == 200
-    browser.get(f"{server}/ui/log?agent=demo-claude-code")
-    table = browser.find_element(By.ID, "log").text
-    assert "python environment uv" in table and "demo-claude-code" in table
-    browser.get(f"{server}/ui/log?agent=demo-calendar")
-    assert "python environment uv" not in browser.find_element(By.ID, "log").text
+    assert recalled.status_code == 200 and recalled.json()["reason"] == "below_threshold"
+    searched = httpx.post(
+        f"{server}/v1/search",
+        json={"query": "python environment uv", "session_id": session, "turn": 2},
+        headers=auth,
+    )
+    assert searched.status_code == 200
+    read = httpx.get(
+        f"{server}/v1/memories/uv-for-python-envs",
+        params={"session_id": session, "turn": 2},
+        headers=auth,
+    )
+    assert read.status_code == 200
+    assert inspected.services.engine.recall_log is not None
+    inspected.services.engine.recall_log.flush()
+    browser.get(f"{server}/ui/log?{urlencode({'agent': 'demo-claude-code', 'missed': 'true'})}")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#log tr.row")
+    mine = [
+        r for r in rows if "Rename parse_table" in r.find_element(By.CSS_SELECTOR, ".prompt").text
+    ]
+    assert mine, browser.find_element(By.ID, "log").text
+    assert mine[0].get_attribute("data-reason") == "below_threshold"
+    signals = mine[0].find_element(By.CSS_SELECTOR, ".signals").text
+    assert "python environment uv" in signals and "uv-for-python-envs" in signals
+    assert "read" in signals
+    browser.get(f"{server}/ui/log?{urlencode({'agent': 'demo-calendar'})}")
+    assert "Rename parse_table" not in browser.find_element(By.ID, "log").text
     browser.get(f"{server}/ui/log")
     shot(browser, shots, "3-log")
+
+
+def test_profiles_shows_the_latest_proposal_with_its_diff(
+    browser: webdriver.Chrome, server: str, inspected: Inspected, shots: Path
+) -> None:
+    log_in(browser, server, inspected.admin)
+    browser.get(f"{server}/ui/profiles")
+    assert "No tune-profiles run yet" in browser.find_element(By.TAG_NAME, "main").text
+    diff = (
+        "--- a/profiles/demo-claude-code.yaml\n+++ b/profiles/demo-claude-code.yaml\n"
+        "@@ -0,0 +1,2 @@\n+gate:\n+  threshold: 0.3\n"
+    )
+    measure = {"misses_served": 0, "routine_injection_rate": 0.0, "eval_composite": 0.64}
+    save_run(
+        inspected.settings.state_path,
+        TuneRun(
+            run_id="tune-20261206",
+            at=dt.datetime.now(dt.UTC),
+            since=dt.datetime.now(dt.UTC) - dt.timedelta(days=7),
+            agents=[
+                AgentSummary(
+                    agent="demo-claude-code",
+                    profile="working",
+                    recalls=7,
+                    misses=5,
+                    used=0,
+                    unused_items=0,
+                    routine=2,
+                )
+            ],
+            proposals=[
+                Proposal(
+                    agent="demo-claude-code",
+                    profile="working",
+                    change="threshold 0.45 -> 0.3",
+                    path="profiles/demo-claude-code.yaml",
+                    override={"gate": {"threshold": 0.3}},
+                    text="gate:\n  threshold: 0.3\n",
+                    diff=diff,
+                    base_sha256="",
+                    before=Measure(**measure),
+                    after=Measure(**{**measure, "misses_served": 5}),
+                    misses=5,
+                    routine=2,
+                    routine_limit=0.1,
+                )
+            ],
+        ),
+    )
+    browser.get(f"{server}/ui/profiles")
+    card = browser.find_element(By.CSS_SELECTOR, "section.proposal[data-agent='demo-claude-code']")
+    assert "+  threshold: 0.3" in card.find_element(By.CSS_SELECTOR, "pre.diff").text
+    assert card.find_element(By.CSS_SELECTOR, ".status").text == "proposed"
+    shot(browser, shots, "5-profiles")
 
 
 def test_the_write_path_shows_decisions_and_rolls_a_run_back_after_confirming(
     browser: webdriver.Chrome, server: str, inspected: Inspected, shots: Path
 ) -> None:
+    log_in(browser, server, inspected.admin)
     browser.get(f"{server}/ui/runs")
     run = browser.find_element(By.CSS_SELECTOR, f"section.run[data-run='{inspected.run_id}']")
     decisions = run.find_element(By.CSS_SELECTOR, "table.decisions").text
@@ -143,11 +247,13 @@ def test_the_write_path_shows_decisions_and_rolls_a_run_back_after_confirming(
     shot(browser, shots, "4-runs")
     memory = git.Repo(inspected.settings.memory_path)
     before = memory.head.commit.hexsha
-    run.find_element(By.CSS_SELECTOR, "a.rollback").click()
+    click_and_load(browser, run.find_element(By.CSS_SELECTOR, "a.rollback"))
     assert memory.head.commit.hexsha == before  # the link only asks
     shot(browser, shots, "4-rollback-confirm")
-    browser.find_element(By.ID, "confirm").click()
-    assert "index refreshed" in browser.find_element(By.ID, "done").text
+    click_and_load(browser, browser.find_element(By.ID, "confirm"))
+    done = browser.find_elements(By.ID, "done")
+    assert done, browser.find_element(By.TAG_NAME, "main").text
+    assert "index refreshed" in done[0].text
     head = memory.head.commit
     assert head.hexsha != before
     assert f"Dose-Mem-Rollback: {inspected.run_id}" in head.message
@@ -162,6 +268,7 @@ def test_a_page_from_another_site_cannot_post_with_the_cookie(
     browser: webdriver.Chrome, server: str, inspected: Inspected, page: str
 ) -> None:
     """The cookie is SameSite=Strict and HttpOnly: scripts cannot read it."""
+    log_in(browser, server, inspected.admin)
     browser.get(f"{server}{page}")
     assert browser.execute_script("return document.cookie") == ""
     cookie = browser.get_cookie("dose_mem_admin")
