@@ -32,6 +32,13 @@ class LoginNeeded(HTTPException):
         super().__init__(401, detail)
 
 
+class NotAdmin(HTTPException):
+    """An agent token: answered with the login page and 403."""
+
+    def __init__(self) -> None:
+        super().__init__(403, "an agent token cannot open the inspector; use an admin token")
+
+
 def presented_token(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
@@ -49,7 +56,7 @@ def check_admin(svc: Services, token: str | None) -> TokenRecord:
     except TokenError as exc:
         raise LoginNeeded(str(exc)) from exc
     if not record.admin:
-        raise HTTPException(403, "an agent token cannot open the inspector; use an admin token")
+        raise NotAdmin
     return record
 
 

@@ -28,6 +28,7 @@ from recall_api.inspector.auth import (
     COOKIE_PATH,
     AdminDep,
     LoginNeeded,
+    NotAdmin,
     check_admin,
     same_origin,
 )
@@ -258,8 +259,8 @@ def add_inspector(app: FastAPI) -> None:
     async def _http_error(request: Request, exc: HTTPException) -> Response:
         if not request.url.path.startswith("/ui"):
             return await http_exception_handler(request, exc)
-        if isinstance(exc, LoginNeeded):
-            return page(request, "login.html", 401, error=exc.detail)
+        if isinstance(exc, LoginNeeded | NotAdmin):
+            return page(request, "login.html", exc.status_code, error=exc.detail)
         return page(
             request, "error.html", exc.status_code, error=exc.detail, status_code=exc.status_code
         )
