@@ -12,6 +12,11 @@ from recall_api.models import Identity, RecallRequest
 WORKING = Identity(agent="claude-code", profile="working", projects=None)
 FULL = Identity(agent="hermes", profile="full", projects=None)
 PERSONAL = Identity(agent="calendar", profile="personal", projects=None)
+TABLEKIT = "/home/demo/code/tablekit"
+
+
+def ask(prompt: str, cwd: str | None = None, turn: int = 1) -> RecallRequest:
+    return RecallRequest(prompt=prompt, session_id="dry", turn=turn, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +45,7 @@ def test_the_dry_run_injects_what_recall_injects(
 def test_the_superseded_amber_card_is_shown_as_superseded(
     services: Services, lifecycle: Lifecycle
 ) -> None:
-    ask = RecallRequest(prompt="Which colour for unverified entries?", session_id="d", turn=1)
-    shown = explain(services.engine, FULL, ask, lifecycle)
+    shown = explain(services.engine, FULL, ask("Which colour for unverified entries?"), lifecycle)
     fates = {c.id: c.fate for c in shown.candidates}
     assert fates["unverified-entries-teal"] == Fate.injected
     assert fates["unverified-entries-amber"] == Fate.superseded
@@ -50,13 +54,8 @@ def test_the_superseded_amber_card_is_shown_as_superseded(
 def test_another_projects_cards_are_out_of_scope_for_a_coding_agent(
     services: Services, lifecycle: Lifecycle
 ) -> None:
-    ask = RecallRequest(
-        prompt="What does parse_table return?",
-        session_id="d",
-        turn=1,
-        cwd="/home/demo/research/tabsense",
-    )
-    shown = explain(services.engine, WORKING, ask, lifecycle)
+    request = ask("What does parse_table return?", "/home/demo/research/tabsense")
+    shown = explain(services.engine, WORKING, request, lifecycle)
     assert shown.project == "tabsense" and shown.result.bytes == 0
     out = {c.id for c in shown.candidates if c.fate == Fate.out_of_scope}
     assert "parse-table-returns-table-objects" in out
@@ -67,13 +66,8 @@ def test_another_projects_cards_are_out_of_scope_for_a_coding_agent(
 def test_a_later_turn_is_not_triggered_for_a_coding_agent_but_still_scored(
     services: Services, lifecycle: Lifecycle
 ) -> None:
-    ask = RecallRequest(
-        prompt="Set up the Python environment for this project",
-        session_id="d",
-        turn=3,
-        cwd="/home/demo/code/tablekit",
-    )
-    shown = explain(services.engine, WORKING, ask, lifecycle)
+    request = ask("Set up the Python environment for this project", TABLEKIT, turn=3)
+    shown = explain(services.engine, WORKING, request, lifecycle)
     assert shown.result.reason.value == "not_triggered" and shown.result.bytes == 0
     uv = next(c for c in shown.candidates if c.id == "uv-for-python-envs")
     assert uv.fate == Fate.not_triggered and uv.score is not None and uv.score >= uv.bar
@@ -82,21 +76,11 @@ def test_a_later_turn_is_not_triggered_for_a_coding_agent_but_still_scored(
 def test_archived_and_below_threshold_candidates_are_named(
     services: Services, lifecycle: Lifecycle
 ) -> None:
-    ask = RecallRequest(prompt="deskew the scans before OCR with tesseract", session_id="d", turn=1)
-    shown = explain(services.engine, FULL, ask, lifecycle)
+    shown = explain(services.engine, FULL, ask("deskew the scans before OCR"), lifecycle)
     fates = {c.id: c.fate for c in shown.candidates}
     assert fates.get("deskew-before-ocr") == Fate.archived
-    rename = explain(
-        services.engine,
-        WORKING,
-        RecallRequest(
-            prompt="Rename parse_table and update the tests",
-            session_id="d",
-            turn=1,
-            cwd="/home/demo/code/tablekit",
-        ),
-        lifecycle,
-    )
+    request = ask("Rename parse_table and update the tests", TABLEKIT)
+    rename = explain(services.engine, WORKING, request, lifecycle)
     assert rename.result.reason.value == "below_threshold"
     gated_out = (Fate.below_threshold, Fate.headline_off_topic)
     below = [c for c in rename.candidates if c.fate in gated_out]
