@@ -8,7 +8,7 @@ RUN := $(UV) run --frozen
 export DOSE_MEM_HOME ?= $(HOME)/.dose-mem
 export PYTHONUNBUFFERED := 1
 
-.PHONY: up down test lint bench eval soak clean env
+.PHONY: up down test lint bench eval soak clean env browser
 
 $(CURDIR)/.tools/uv/bin/uv:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target $(CURDIR)/.tools/uv uv==$(UV_VERSION)
@@ -25,7 +25,19 @@ up: env
 down: env
 	$(RUN) python -m dose_mem.up --stop
 
-test: env
+# The inspector's browser tests (tests/inspector) drive Debian's chromium through its
+# chromedriver. Installed here when missing and we are root; otherwise a clear failure.
+browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-noto-cjk; \
+	  else \
+	    echo "make test needs /usr/bin/chromium and /usr/bin/chromedriver for tests/inspector:" >&2; \
+	    echo "  sudo apt-get install -y chromium chromium-driver fonts-noto-cjk" >&2; exit 1; \
+	  fi; \
+	fi
+
+test: env browser
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
 	$(RUN) pytest -n 2 --dist loadfile -p no:cacheprovider

@@ -22,6 +22,8 @@ import httpx
 from memory_repo.settings import Settings, get_settings
 
 DEMO_AGENTS = {"demo-hermes": "full", "demo-claude-code": "working", "demo-calendar": "personal"}
+# The inspector's admin token (docs/inspector.md), reissued with the demo tokens.
+DEMO_ADMIN = "demo-admin"
 PREFECT_PORT = 4200
 
 
@@ -82,13 +84,15 @@ def _cli(cfg: Settings, *args: str) -> str:
 
 def _tokens(cfg: Settings) -> dict[str, str]:
     from recall_api.app import tokens_path
-    from recall_api.tokens import TokenStore
+    from recall_api.tokens import ADMIN_PROFILE, TokenStore
 
     store = TokenStore(tokens_path(cfg))
     for record in store.list():
-        if record.agent in DEMO_AGENTS and not record.revoked:
+        if (record.agent in DEMO_AGENTS or record.agent == DEMO_ADMIN) and not record.revoked:
             store.revoke(record.id)
-    return {agent: store.issue(agent, profile, None)[0] for agent, profile in DEMO_AGENTS.items()}
+    tokens = {agent: store.issue(agent, profile, None)[0] for agent, profile in DEMO_AGENTS.items()}
+    tokens[DEMO_ADMIN] = store.issue(DEMO_ADMIN, ADMIN_PROFILE, None, admin=True)[0]
+    return tokens
 
 
 def up(cfg: Settings) -> None:
@@ -125,11 +129,12 @@ def _print_summary(cfg: Settings, api: str, tokens: dict[str, str]) -> None:
 dose-mem is up (memory: {cfg.memory_path}, state: {cfg.state_path})
   recall service  {api}   (OpenAPI docs: {api}/docs)
   Prefect UI      http://127.0.0.1:{PREFECT_PORT}   (deployments: ingest, reindex, snapshot-eval)
+  inspector       {api}/ui   (log in with the admin token below)
   logs            {run}/*.log        stop with: make down
 
 demo tokens (shown once; `make up` reissues them):""")
     for agent, token in tokens.items():
-        print(f"  {agent:18} {DEMO_AGENTS[agent]:9} {token}")
+        print(f"  {agent:18} {DEMO_AGENTS.get(agent, 'admin'):9} {token}")
     examples = [
         (
             "recall",

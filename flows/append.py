@@ -28,12 +28,12 @@ from flows.facts import Candidate, Decision
 from memory_repo import history
 from memory_repo.cards import render_card
 from memory_repo.files import write_atomic
+from memory_repo.ingest_runs import RUN_TRAILER
 from memory_repo.models import GLOBAL, Card, Evidence, Registry, Source
 from memory_repo.store import evidence_sidecar
 
 log = logging.getLogger("dose_mem.flows")
 CRASH_ENV = "DOSE_MEM_CRASH_AT"
-RUN_TRAILER = "Dose-Mem-Run"
 
 
 class Write(BaseModel):

@@ -38,6 +38,7 @@ from flows.digest import Digest
 from flows.facts import Candidate, Decision, Fact, Neighbour
 from flows.lock import ingest_lock
 from flows.reindex import refresh_index
+from memory_repo import ingest_runs
 from memory_repo.bootstrap import has_memory, init_memory
 from memory_repo.index.embedders import Embedder, make_embedder
 from memory_repo.index.query import Index, IndexMissing
@@ -314,7 +315,35 @@ def ingest(home: str | None = None) -> RunSummary:
         summary.task_pages_commit = task_pages(settings, now)
     log.info("ingest %s: %s", summary.run_id, summary.model_dump_json())
     _artifacts(summary, decided)
+    _record(settings, summary, decided)
     return summary
+
+
+def _record(
+    settings: Settings, summary: RunSummary, decided: list[tuple[Candidate, Decision]]
+) -> None:
+    """The run's decisions under state, for the inspector (``memory_repo.ingest_runs``)."""
+    ingest_runs.save(
+        settings.state_path,
+        ingest_runs.RunRecord(
+            run_id=summary.run_id,
+            flow_run_id=flow_run.get_id(),
+            finished=dt.datetime.now(dt.UTC),
+            sessions_read=summary.sessions_read,
+            commit=summary.commit,
+            decisions=[
+                ingest_runs.DecisionRecord(
+                    statement=c.fact.statement,
+                    action=d.action,
+                    target=d.target,
+                    reason=d.reason,
+                    agent=c.agent,
+                    session=c.session,
+                )
+                for c, d in decided
+            ],
+        ),
+    )
 
 
 def _artifacts(summary: RunSummary, decided: list[tuple[Candidate, Decision]]) -> None:

@@ -10,6 +10,7 @@ from flows.reindex import refresh_index
 from memory_repo import history
 from memory_repo.errors import DoseMemError
 from memory_repo.index.embedders import make_embedder
+from memory_repo.ingest_runs import ROLLBACK_TRAILER
 from memory_repo.settings import Settings
 
 ROLLBACK_TRAILER = "Dose-Mem-Rollback"

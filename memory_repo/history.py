@@ -94,14 +94,23 @@ def history(root: Path) -> list[CommitInfo]:
     repo = open_repo(root)
     if not repo.head.is_valid():
         return []
-    return [
-        CommitInfo(
-            sha=c.hexsha,
-            date=c.committed_datetime.astimezone(dt.UTC),
-            message=str(c.message).strip(),
-        )
-        for c in repo.iter_commits("HEAD", topo_order=True, reverse=True)
-    ]
+    return [_info(c) for c in repo.iter_commits("HEAD", topo_order=True, reverse=True)]
+
+
+def _info(commit: git.Commit) -> CommitInfo:
+    return CommitInfo(
+        sha=commit.hexsha,
+        date=commit.committed_datetime.astimezone(dt.UTC),
+        message=str(commit.message).strip(),
+    )
+
+
+def file_history(root: Path, rel: str, limit: int = 50) -> list[CommitInfo]:
+    """Commits that touched ``rel`` (renames followed), newest first."""
+    repo = open_repo(root)
+    if not repo.head.is_valid():
+        return []
+    return [_info(c) for c in repo.iter_commits("HEAD", paths=rel, max_count=limit)]
 
 
 def commit_before(root: Path, when: dt.datetime) -> CommitInfo | None:

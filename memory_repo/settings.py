@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8765
     allow_remote: bool = False
+    # Where the inspector (/ui, docs/inspector.md) links a flow run: <url>/runs/flow-run/<id>.
+    prefect_ui_url: str = "http://127.0.0.1:4200"
     # Worker threads that run recalls: one per core. Recalls are CPU work under one GIL,
     # and every extra runnable thread adds hand-offs (measured: docs/index.md).
     request_threads: int = Field(default=2, ge=1)

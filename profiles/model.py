@@ -85,6 +85,14 @@ class Profile(BaseModel):
         "the bound for the evaluation's threshold tuning and for tune-profiles.",
     )
     gate: Gate
+    read_with: str = Field(
+        default='memory_read("{id}")',
+        pattern=r"\{id\}",
+        description="How an injected item tells the agent to read it in full, with what "
+        "the agent has; {id} is the item's id. The shipped set-ups all give their agents "
+        "the memory_read tool (MCP, the Pi extension, the Hermes provider); an agent with "
+        "plain HTTP only could use 'GET /v1/memories/{id}'.",
+    )
 
 
 class ProfileError(DoseMemError):

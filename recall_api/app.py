@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from memory_repo.settings import Settings
 from profiles.model import load_profiles
 from recall_api.deps import Services
 from recall_api.engine import RecallEngine
+from recall_api.inspector.pages import add_inspector
 from recall_api.models import MAX_BODY_BYTES
 from recall_api.routes import (
     client,
@@ -54,7 +55,9 @@ class BodyLimit:
         await self.app(scope, receive, send)
 
 
-def build_services(settings: Settings) -> Services:
+def build_services(
+    settings: Settings, rollback: Callable[[Settings, str], str] | None = None
+) -> Services:
     one_blas_thread()
     engine = RecallEngine(
         settings.memory_path,
@@ -70,7 +73,12 @@ def build_services(settings: Settings) -> Services:
         ),
     )
     engine.warm_up()
-    return Services(settings=settings, engine=engine, tokens=TokenStore(tokens_path(settings)))
+    return Services(
+        settings=settings,
+        engine=engine,
+        tokens=TokenStore(tokens_path(settings)),
+        rollback=rollback,
+    )
 
 
 def recall_log_for(settings: Settings) -> RecallLog | None:
@@ -89,7 +97,15 @@ def tokens_path(settings: Settings) -> Path:
     return settings.state_path / "tokens.json"
 
 
-def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
+def create_app(
+    settings: Settings,
+    services: Services | None = None,
+    *,
+    rollback: Callable[[Settings, str], str] | None = None,
+) -> FastAPI:
+    """``rollback`` is the write path's (``flows.rollback.rollback``) for the inspector's
+    rollback button; only used when ``services`` is built here."""
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         limiter = anyio.to_thread.current_default_thread_limiter()
@@ -102,7 +118,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         version="1",
         description="One memory for many agents; each token gets its profile's dose.",
     )
-    app.state.services = services or build_services(settings)
+    app.state.services = services or build_services(settings, rollback)
     app.add_middleware(BodyLimit)
 
     @app.exception_handler(RequestValidationError)
@@ -115,4 +131,5 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
 
     for module in (recall, search, memories, projects, sessions, tasks, client, health):
         app.include_router(module.router)
+    add_inspector(app)
     return app

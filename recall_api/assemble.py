@@ -14,18 +14,22 @@ from memory_repo.text import utf8_len
 from profiles.model import Level, Profile
 from recall_api.models import InjectedItem
 
-HEADER = "Memory from dose-mem (follow a link to read more):\n"
+HEADER = "Memory from dose-mem (read more as shown):\n"
 
 
 def link(item_id: str) -> str:
+    """The item's HTTP route (``InjectedItem.link``, for API clients)."""
     return f"/v1/memories/{item_id}"
 
 
-def render(hit: Hit, level: Level) -> str:
+def render(hit: Hit, level: Level, read_with: str) -> str:
+    """One item's line; it ends with how the agent reads the item in full
+    (``Profile.read_with``), never a URL the agent has no base or token for."""
     line = f"- {hit.l0}"
     if level == Level.l0_l1 and hit.l1 and hit.l1 != hit.l0:
         line += f" {hit.l1}"
-    return f"{line} [{hit.project}/{hit.type.value}] ({link(hit.item_id)})\n"
+    read = read_with.replace("{id}", hit.item_id)
+    return f"{line} [{hit.project}/{hit.type.value}] ({read})\n"
 
 
 def assemble(
@@ -35,7 +39,7 @@ def assemble(
     items: list[InjectedItem] = []
     text = HEADER
     for hit, value in scored:
-        piece = render(hit, profile.level)
+        piece = render(hit, profile.level, profile.read_with)
         if utf8_len(text) + utf8_len(piece) > profile.budget_bytes:
             continue
         text += piece

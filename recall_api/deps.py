@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -19,6 +20,10 @@ class Services:
     settings: Settings
     engine: RecallEngine
     tokens: TokenStore
+    # The write path's rollback (``flows.rollback.rollback``), handed in by whoever starts
+    # the service (``dose-mem serve``): the read path never imports flows. None: the
+    # inspector offers the command line instead.
+    rollback: Callable[[Settings, str], str] | None = None
 
 
 _bearer = HTTPBearer(auto_error=False)
@@ -43,6 +48,8 @@ async def identity(
         record = svc.tokens.verify(creds.credentials)
     except TokenError as exc:
         raise HTTPException(401, str(exc), headers=unauthorized) from exc
+    if record.admin:
+        raise HTTPException(403, "an admin token opens the inspector (/ui), not the agent API")
     if record.profile not in svc.engine.profiles:
         raise HTTPException(403, f"token's profile {record.profile!r} is not configured")
     return Identity(

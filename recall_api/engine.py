@@ -134,6 +134,10 @@ class RecallEngine:
         self.index.embedder.embed_query("warm up")
         self.index.search("warm up 预热", prefilter_warm(), k=1)  # CJK loads jieba's dictionary
 
+    def today(self) -> dt.date:
+        """The day lifecycle rules are judged on (injectable for tests)."""
+        return self._today()
+
     def profile(self, identity: Identity, override: Profile | None = None) -> Profile:
         """``override`` when given; else the token's profile refined by the agent's
         override file in the memory repository (``profiles/overrides.py``)."""

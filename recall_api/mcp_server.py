@@ -61,6 +61,8 @@ class UnusableProfile(DoseMemError):
 def identity_for(tokens: TokenStore, profiles: Mapping[str, Profile], token: str) -> Identity:
     """Token -> identity, with the same checks as the HTTP service; raises DoseMemError."""
     record = tokens.verify(token)
+    if record.admin:
+        raise UnusableProfile("an admin token opens the inspector (/ui), not the agent API")
     if record.profile not in profiles:
         raise UnusableProfile(f"token's profile {record.profile!r} is not configured")
     return Identity(

@@ -20,6 +20,8 @@ from pydantic import BaseModel, Field
 from memory_repo.errors import DoseMemError
 
 PREFIX = "dm"
+# The profile field of an admin token: not a recall profile.
+ADMIN_PROFILE = "admin"
 
 
 class TokenError(DoseMemError):
@@ -34,6 +36,9 @@ class TokenRecord(BaseModel):
     sha256: str
     created: dt.datetime
     revoked: bool = False
+    # An admin token opens the inspector (/ui) and nothing else: the agent routes answer
+    # it 403, and it has no recall profile (docs/inspector.md).
+    admin: bool = False
 
 
 class TokenFile(BaseModel):
@@ -80,7 +85,7 @@ class TokenStore:
         self._mtime = None
 
     def issue(
-        self, agent: str, profile: str, projects: list[str] | None
+        self, agent: str, profile: str, projects: list[str] | None, *, admin: bool = False
     ) -> tuple[str, TokenRecord]:
         """Create a token; the plain token is returned once and never stored."""
         token_id = secrets.token_hex(4)
@@ -92,6 +97,7 @@ class TokenStore:
             projects=projects,
             sha256=_digest(secret),
             created=dt.datetime.now(dt.UTC),
+            admin=admin,
         )
         with self._lock:
             data = self._load().model_copy(deep=True)

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from dose_mem.cli.context import settings
+from memory_repo.settings import Settings
 
 # The event loop (HTTP parsing, responses) and the request threads (recall) share one
 # GIL; at Python's default 5 ms a parsed request can wait a whole interval for its turn.
@@ -23,6 +24,14 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def rollback_run(cfg: Settings, run_id: str) -> str:
+    """``dose-mem rollback``'s code for the inspector's button, imported only when pressed:
+    the write path (Prefect among it) stays out of the service's memory until then."""
+    from flows.rollback import rollback
+
+    return rollback(cfg, run_id)
 
 
 def serve(
@@ -52,7 +61,7 @@ def serve(
     # Loopback by default and never behind a proxy we know of: no proxy-header rewriting,
     # no access log; both were per-request cost on the recall hot path.
     uvicorn.run(
-        create_app(cfg),
+        create_app(cfg, rollback=rollback_run),
         host=bind,
         port=port or cfg.port,
         log_level="warning",

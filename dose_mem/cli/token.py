@@ -11,7 +11,7 @@ from rich.table import Table
 from dose_mem.cli.context import settings
 from profiles.model import load_profiles
 from recall_api.app import tokens_path
-from recall_api.tokens import TokenStore
+from recall_api.tokens import ADMIN_PROFILE, TokenStore
 
 token_app = typer.Typer(help="Issue, list and revoke agent identity tokens.", no_args_is_help=True)
 
@@ -32,11 +32,24 @@ def parse_projects(value: str) -> list[str] | None:
 
 @token_app.command("issue")
 def issue(
-    agent: Annotated[str, typer.Option(help="Agent name, e.g. claude-code.")],
-    profile: Annotated[str, typer.Option(help="Recall profile: full, working, personal, ...")],
+    agent: Annotated[str, typer.Option(help="Agent name, e.g. claude-code.")] = "",
+    profile: Annotated[str, typer.Option(help="Recall profile: full, working, personal, ...")] = "",
     projects: Annotated[str, typer.Option(help="Comma-separated project ids, or '*'.")] = "*",
+    admin: Annotated[
+        bool,
+        typer.Option(
+            "--admin", help="A token for the inspector (/ui) only; no agent route accepts it."
+        ),
+    ] = False,
 ) -> None:
     """Print a new token once; only its hash is stored."""
+    if admin:
+        token, _ = _store().issue(agent or "admin", ADMIN_PROFILE, None, admin=True)
+        typer.echo(token)
+        return
+    if not agent or not profile:
+        typer.echo("give --agent and --profile (or --admin for an inspector token)", err=True)
+        raise typer.Exit(2)
     known = load_profiles(settings().profiles_path)
     if profile not in known:
         typer.echo(f"unknown profile {profile!r}; known: {', '.join(sorted(known))}", err=True)
@@ -49,8 +62,9 @@ def issue(
 def list_tokens() -> None:
     table = Table("id", "agent", "profile", "projects", "created", "revoked")
     for r in _store().list():
-        projects = "*" if r.projects is None else ",".join(r.projects)
-        table.add_row(r.id, r.agent, r.profile, projects, f"{r.created:%Y-%m-%d}", str(r.revoked))
+        projects = "-" if r.admin else "*" if r.projects is None else ",".join(r.projects)
+        profile = "(admin: /ui only)" if r.admin else r.profile
+        table.add_row(r.id, r.agent, profile, projects, f"{r.created:%Y-%m-%d}", str(r.revoked))
     Console().print(table)
 
 

@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import uuid
 from typing import Any
 
 import httpx
+
+from recall_api.models import ITEM_ID_PATTERN
 
 try:  # pragma: no cover - exercised only inside a Hermes installation
     from agent.memory_provider import MemoryProvider as _Base  # type: ignore[import-not-found]
@@ -49,6 +52,20 @@ SEARCH_TOOL = {
         "required": ["query"],
     },
 }
+
+READ_TOOL = {
+    "name": "memory_read",
+    "description": (
+        "Read one dose-mem memory item in full (all layers, evidence), by the id an "
+        "injected item or memory_search gave."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {"id": {"type": "string", "description": "The item's id."}},
+        "required": ["id"],
+    },
+}
+_ITEM_ID = re.compile(ITEM_ID_PATTERN)
 
 
 class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
@@ -115,9 +132,11 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
         return text if isinstance(text, str) else ""
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
-        return [SEARCH_TOOL]
+        return [SEARCH_TOOL, READ_TOOL]
 
     def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        if tool_name == READ_TOOL["name"]:
+            return self._read(str(args.get("id", "")))
         if tool_name != SEARCH_TOOL["name"]:
             return json.dumps({"error": f"unknown tool {tool_name}"})
         body = {k: v for k, v in args.items() if k in ("query", "project", "k") and v}
@@ -129,6 +148,20 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
             for h in result.get("hits", [])
         ]
         return json.dumps({"hits": hits}, ensure_ascii=False)
+
+    def _read(self, item_id: str) -> str:
+        """GET /v1/memories/{id} (the injected items point here); errors as JSON."""
+        if not _ITEM_ID.match(item_id):
+            return json.dumps({"error": f"not an item id: {item_id!r}"})
+        try:
+            response = self._http().get(f"/v1/memories/{item_id}")
+        except httpx.HTTPError:
+            return json.dumps({"error": "dose-mem is unreachable"})
+        if response.status_code == 404:
+            return json.dumps({"error": f"no memory {item_id!r}"})
+        if response.status_code != 200:
+            return json.dumps({"error": f"dose-mem answered {response.status_code}"})
+        return json.dumps(response.json(), ensure_ascii=False)
 
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
         """Push the ended transcript for the next ingest (best effort).

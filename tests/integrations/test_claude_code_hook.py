@@ -58,7 +58,7 @@ def test_first_prompt_in_tablekit_gets_the_uv_card_then_a_rename_gets_nothing(
     output = json.loads(first.stdout)
     specific = output["hookSpecificOutput"]
     assert specific["hookEventName"] == "UserPromptSubmit"
-    assert f"/v1/memories/{UV_CARD}" in specific["additionalContext"]
+    assert f'memory_read("{UV_CARD}")' in specific["additionalContext"]
 
     second = run_hook(event("Rename parse_table and update the tests", "cc-1"), env)
     assert second.returncode == 0

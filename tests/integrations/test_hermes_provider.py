@@ -18,7 +18,7 @@ def test_prefetch_returns_the_injected_text_under_full(
     assert provider.is_available()
     provider.initialize("hermes-1", hermes_home="/tmp/unused", platform="cli", cwd=TABLEKIT_CWD)
     text = provider.prefetch(SETUP_PROMPT, session_id="hermes-1")
-    assert f"/v1/memories/{UV_CARD}" in text
+    assert f'memory_read("{UV_CARD}")' in text
     assert provider.last_result is not None
     assert provider.last_result["profile"] == "full"
     assert text == provider.last_result["text"]
@@ -43,9 +43,17 @@ def test_search_tool_returns_hits_as_json(
 ) -> None:
     provider = DoseMemProvider(recall_service.url, issue_token("working", ["tablekit"]))
     provider.initialize("hermes-3")
-    assert [t["name"] for t in provider.get_tool_schemas()] == ["memory_search"]
+    assert [t["name"] for t in provider.get_tool_schemas()] == ["memory_search", "memory_read"]
     found = json.loads(provider.handle_tool_call("memory_search", {"query": "uv Python", "k": 3}))
     assert found["hits"][0]["id"] == UV_CARD
+    card = json.loads(provider.handle_tool_call("memory_read", {"id": UV_CARD}))
+    assert card["id"] == UV_CARD and "uv" in card["l0"]
+    missing = json.loads(provider.handle_tool_call("memory_read", {"id": "no-such-card"}))
+    assert "no memory" in missing["error"]
+    assert (
+        "not an item id"
+        in json.loads(provider.handle_tool_call("memory_read", {"id": "../x"}))["error"]
+    )
     assert "error" in json.loads(provider.handle_tool_call("memory_delete", {}))
 
 

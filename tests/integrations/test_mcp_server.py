@@ -159,13 +159,14 @@ def test_tools_take_the_same_request_limits_as_http(demo_settings: Settings) -> 
     mcp = {t.name: t.input_schema["properties"] for t in tools}
     api = create_app(demo_settings, services=object()).openapi()  # type: ignore[arg-type]
     bodies = api["components"]["schemas"]
-    params = api["paths"]["/v1/memories/{item_id}"]["get"]["parameters"]
-    (item_id,) = [p for p in params if p["in"] == "path"]
+    read_params = {
+        p["name"]: p["schema"] for p in api["paths"]["/v1/memories/{item_id}"]["get"]["parameters"]
+    }
     pairs = [
         ("memory_recall", bodies["RecallRequest"]["properties"]),
         ("memory_search", bodies["SearchRequest"]["properties"]),
         # an empty path segment never reaches the route, so HTTP states no minLength
-        ("memory_read", {"id": {**item_id["schema"], "minLength": 1}}),
+        ("memory_read", {**read_params, "id": {**read_params["item_id"], "minLength": 1}}),
     ]
     for tool, http in pairs:
         assert mcp[tool], tool

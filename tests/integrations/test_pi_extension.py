@@ -116,7 +116,7 @@ def test_first_prompt_in_tablekit_gets_the_uv_card_then_a_rename_gets_nothing(
     first, second = out["steps"]
     message = first["returned"]["message"]
     assert (message["customType"], message["display"]) == ("dose-mem", False)
-    assert f"/v1/memories/{UV_CARD}" in message["content"]
+    assert f'memory_read("{UV_CARD}")' in message["content"]
     assert second["returned"] == UNDEFINED  # turn 2 of the same session: working is quiet
     assert (first["threw"], second["threw"], stderr) == (None, None, "")
 
@@ -219,6 +219,43 @@ def test_a_bad_token_gets_nothing(recall_service: LiveServer) -> None:
 
 def test_without_a_token_the_extension_registers_nothing(recall_service: LiveServer) -> None:
     out, _, stderr = run_pi(all_events("pi-none"), DOSE_MEM_URL=recall_service.url)
-    assert out["registered"] == []
+    assert out["registered"] == [] and out["tools"] == []
     assert all(s["returned"] == UNDEFINED for s in out["steps"])
+    assert stderr == ""
+
+
+def test_the_tools_search_and_read_what_an_injected_item_points_to(
+    recall_service: LiveServer, issue_token: IssueToken
+) -> None:
+    session = f"pi-{uuid.uuid4()}"
+
+    def tool(name: str, params: dict[str, Any]) -> dict[str, Any]:
+        return {"tool": name, "params": params, "cwd": TABLEKIT_CWD, "session": session}
+
+    out, _, stderr = run_pi(
+        [
+            prompt(SETUP_PROMPT, TABLEKIT_CWD, session),
+            tool("memory_search", {"query": "python environment uv", "k": 3}),
+            tool("memory_read", {"id": UV_CARD}),
+            tool("memory_read", {"id": "no-such-card"}),
+            tool("memory_read", {"id": "../etc/passwd"}),
+            tool("memory_search", {"query": "  "}),
+        ],
+        DOSE_MEM_URL=recall_service.url,
+        DOSE_MEM_TOKEN=issue_token("working", ["tablekit"], agent="pi"),
+    )
+    assert out["tools"] == ["memory_search", "memory_read"]
+    injected, found, read, missing, bad, empty = out["steps"]
+    pointer = f'memory_read("{UV_CARD}")'
+    assert pointer in injected["returned"]["message"]["content"]
+
+    def text(step: dict[str, Any]) -> str:
+        assert step["threw"] is None
+        return step["returned"]["content"][0]["text"]
+
+    assert pointer in text(found)  # the search answers in the same words as recall
+    assert text(read).startswith("Use uv") and "global/convention" in text(read)
+    assert text(missing) == "no such memory: no-such-card"
+    assert text(bad).startswith("not an item id")
+    assert text(empty) == "memory_search needs a query"
     assert stderr == ""

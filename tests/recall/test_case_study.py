@@ -74,7 +74,7 @@ def test_superseded_preference_is_never_injected_its_successor_is(
         )
         assert DEMO_IDS["teal"] in ids(result)
         assert DEMO_IDS["amber"] not in ids(result)
-        assert f"/v1/memories/{DEMO_IDS['amber']})" not in result["text"]
+        assert f'memory_read("{DEMO_IDS["amber"]}")' not in result["text"]
 
 
 def test_superseded_card_is_still_readable_by_id(client: TestClient, issue_token: IssueToken):

@@ -58,8 +58,26 @@ const REPORTED_TOOLS = new Set(["bash"]);
 
 // The few shapes of Pi's API used here (see above); Pi's own types are not imported.
 type Handler = (event: any, ctx: Ctx | undefined) => unknown;
+interface ToolResult {
+	content: { type: "text"; text: string }[];
+	details: Record<string, unknown>;
+}
+interface ToolDefinition {
+	name: string;
+	label: string;
+	description: string;
+	parameters: Record<string, unknown>;
+	execute(
+		toolCallId: string,
+		params: any,
+		signal: AbortSignal | undefined,
+		onUpdate: unknown,
+		ctx: Ctx | undefined,
+	): Promise<ToolResult>;
+}
 interface PiLike {
 	on(event: string, handler: Handler): void;
+	registerTool?(tool: ToolDefinition): void;
 }
 interface Ctx {
 	cwd?: string;
@@ -109,6 +127,31 @@ async function postJson(config: Config, path: string, body: unknown): Promise<an
 	}
 }
 
+/** GET and parse the answer; an error object on any failure, never later than the timeout. */
+async function getJson(config: Config, path: string): Promise<any> {
+	const controller = new AbortController();
+	const timer = setTimeout(() => controller.abort(), config.timeoutMs);
+	try {
+		const response = await fetch(config.url + path, {
+			headers: { Authorization: `Bearer ${config.token}` },
+			signal: controller.signal,
+		});
+		if (!response.ok) {
+			await response.body?.cancel().catch(() => {});
+			return { error: response.status === 404 ? "no such memory" : `dose-mem answered ${response.status}` };
+		}
+		return await response.json();
+	} catch {
+		return { error: "dose-mem is unreachable" };
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+function toolText(text: string): ToolResult {
+	return { content: [{ type: "text", text }], details: {} };
+}
+
 /** The text parts of a message's or tool result's content, joined. */
 function textOf(content: unknown): string {
 	if (typeof content === "string") return content;
@@ -156,6 +199,65 @@ export default function doseMem(pi: PiLike): void {
 	const report = async (event: string, payload: Record<string, unknown>): Promise<void> => {
 		await postJson(config, "/v1/tasks/events", { source: "pi", event, payload });
 	};
+
+	// The same two tools the MCP server offers other agents (Pi has no MCP client): each
+	// injected item ends with memory_read("<id>"), and a search after a quiet recall is
+	// the signal tune-profiles learns from. Both carry the session and its current turn.
+	const turnOf = (ctx: Ctx | undefined): number | undefined => turns.get(sessionOf(ctx));
+	pi.registerTool?.({
+		name: "memory_search",
+		label: "Memory search",
+		description:
+			"Search the user's shared dose-mem memory (preferences, conventions, pitfalls, project facts) when the memory given for this prompt does not cover what you need.",
+		parameters: {
+			type: "object",
+			properties: {
+				query: { type: "string", description: "What to look for." },
+				project: { type: "string", description: "Optional project id." },
+				k: { type: "integer", minimum: 1, maximum: 50, description: "How many hits (default 5)." },
+			},
+			required: ["query"],
+		},
+		async execute(_id, params, _signal, _onUpdate, ctx) {
+			const query = typeof params?.query === "string" ? params.query.trim() : "";
+			if (!query) return toolText("memory_search needs a query");
+			const body: Record<string, unknown> = { query, k: Number.isInteger(params?.k) ? params.k : 5, session_id: sessionOf(ctx) };
+			if (typeof params?.project === "string" && params.project) body.project = params.project;
+			const turn = turnOf(ctx);
+			if (turn !== undefined) body.turn = turn;
+			const answer = await postJson(config, "/v1/search", body);
+			if (!answer || !Array.isArray(answer.hits)) return toolText("dose-mem is unreachable");
+			if (!answer.hits.length) return toolText("no memory matches");
+			const lines = answer.hits.map(
+				(h: any) => `- ${h.l0} [${h.project}/${h.type}] (memory_read("${h.item_id}"))`,
+			);
+			return toolText(lines.join("\n"));
+		},
+	});
+	pi.registerTool?.({
+		name: "memory_read",
+		label: "Memory read",
+		description: "Read one dose-mem memory item in full, by the id an injected item or memory_search gave.",
+		parameters: {
+			type: "object",
+			properties: { id: { type: "string", description: "The item's id." } },
+			required: ["id"],
+		},
+		async execute(_id, params, _signal, _onUpdate, ctx) {
+			const id = typeof params?.id === "string" ? params.id.trim() : "";
+			if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) return toolText(`not an item id: ${JSON.stringify(id)}`);
+			const query = new URLSearchParams({ session_id: sessionOf(ctx) });
+			const turn = turnOf(ctx);
+			if (turn !== undefined) query.set("turn", String(turn));
+			const item = await getJson(config, `/v1/memories/${id}?${query}`);
+			if (item?.error) return toolText(`${item.error}: ${id}`);
+			const sections = Array.isArray(item.sections)
+				? item.sections.map((c: any) => (c.heading ? `## ${c.heading}\n${c.text}` : c.text))
+				: [];
+			const head = `${item.l0} [${item.project}/${item.type}, ${item.status}, created ${item.created}]`;
+			return toolText([head, ...sections].join("\n\n"));
+		},
+	});
 
 	pi.on("before_agent_start", async (event, ctx): Promise<InjectedMessage | undefined> => {
 		try {
