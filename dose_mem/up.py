@@ -18,7 +18,9 @@ import time
 from pathlib import Path
 
 import httpx
+import yaml
 
+from flows.serve import PREFECT_YAML
 from memory_repo.settings import Settings, get_settings
 
 DEMO_AGENTS = {"demo-hermes": "full", "demo-claude-code": "working", "demo-calendar": "personal"}
@@ -123,12 +125,18 @@ def up(cfg: Settings) -> None:
     _print_summary(cfg, api, tokens)
 
 
+def _deployment_names() -> str:
+    """The deployments ``flows.serve`` serves, as ``prefect.yaml`` names them."""
+    config = yaml.safe_load(PREFECT_YAML.read_text(encoding="utf-8"))
+    return ", ".join(d["name"] for d in config["deployments"])
+
+
 def _print_summary(cfg: Settings, api: str, tokens: dict[str, str]) -> None:
     run = _run_dir(cfg)
     print(f"""
 dose-mem is up (memory: {cfg.memory_path}, state: {cfg.state_path})
   recall service  {api}   (OpenAPI docs: {api}/docs)
-  Prefect UI      http://127.0.0.1:{PREFECT_PORT}   (deployments: ingest, reindex, snapshot-eval)
+  Prefect UI      http://127.0.0.1:{PREFECT_PORT}   (deployments: {_deployment_names()})
   inspector       {api}/ui   (log in with the admin token below)
   logs            {run}/*.log        stop with: make down
 
