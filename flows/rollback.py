@@ -13,8 +13,6 @@ from memory_repo.index.embedders import make_embedder
 from memory_repo.ingest_runs import ROLLBACK_TRAILER
 from memory_repo.settings import Settings
 
-ROLLBACK_TRAILER = "Dose-Mem-Rollback"
-
 
 class UnknownRun(DoseMemError):
     """No commit in the memory repository names this run."""
