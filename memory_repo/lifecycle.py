@@ -67,6 +67,19 @@ def is_recallable(item: Item, today: dt.date, superseded: set[str], registry: Re
     )
 
 
+def retirement(item: Item, today: dt.date, superseded: set[str], registry: Registry) -> str | None:
+    """Why automatic recall leaves ``item`` out on ``today`` (``superseded``, ``archived``
+    or ``expired``, checked in that order), or None when it is recallable: None exactly
+    when ``is_recallable`` holds."""
+    if item.id in superseded:
+        return "superseded"
+    if is_archived(item, registry):
+        return "archived"
+    if not is_recallable(item, today, superseded, registry):
+        return "expired"
+    return None
+
+
 def supersedes_cycles(graph: Mapping[str, list[str]]) -> list[list[str]]:
     """Each cycle in the supersedes graph once, as the ids along it (sorted start)."""
     cycles: list[list[str]] = []

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from memory_repo.index.hits import Hit
 from memory_repo.index.scope import Prefilter, ScopeClause
-from memory_repo.lifecycle import is_archived, is_expired, superseded_ids
+from memory_repo.lifecycle import retirement, superseded_ids
 from memory_repo.models import GLOBAL, Item, Registry
 from memory_repo.store import load_memory
 from profiles.model import Profile
@@ -88,13 +88,8 @@ class Lifecycle(BaseModel):
         item = self.items.get(item_id)
         if item is None:
             return None
-        if item.id in self.superseded:
-            return Fate.superseded
-        if is_archived(item, self.registry):
-            return Fate.archived
-        if is_expired(item, today):
-            return Fate.expired
-        return None
+        why = retirement(item, today, self.superseded, self.registry)
+        return Fate(why) if why is not None else None
 
 
 def explain(

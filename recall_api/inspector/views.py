@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from memory_repo import history, ingest_runs
-from memory_repo.lifecycle import expiry, is_archived, is_expired, superseded_ids
+from memory_repo.lifecycle import expiry, retirement, superseded_ids
 from memory_repo.models import Item
 from memory_repo.recall_log import Joined, joined, read_entries
 from memory_repo.store import Memory, evidence_sidecar, load_memory
@@ -79,13 +79,7 @@ class CardRow(BaseModel):
 
 
 def _state(item: Item, memory: Memory, superseded: set[str], today: dt.date) -> str:
-    if item.id in superseded:
-        return "superseded"
-    if is_archived(item, memory.registry):
-        return "archived"
-    if is_expired(item, today):
-        return "expired"
-    return "live"
+    return retirement(item, today, superseded, memory.registry) or "live"
 
 
 def cards(

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from memory_repo.index.rows import item_rows, schema
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.snapshot import Snapshot
-from memory_repo.lifecycle import is_recallable, superseded_ids
+from memory_repo.lifecycle import is_recallable, retirement, superseded_ids
 from memory_repo.models import (
     GLOBAL,
     CardStatus,
@@ -127,3 +127,17 @@ def test_where_and_mask_admit_what_the_reference_admits(
             found = lance.search().where(prefilter.where()).limit(None).to_arrow()
             assert set(found["item_id"].to_pylist()) == want
             assert {ids[n] for n in np.flatnonzero(snapshot.mask(prefilter))} == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(items=items_strategy, registry=registry_strategy, today=DAYS)
+def test_retirement_names_a_reason_exactly_when_an_item_is_not_recallable(
+    items: list[Item], registry: Registry, today: dt.date
+) -> None:
+    """The inspector's reasons (``retirement``) never disagree with the rule recall uses."""
+    superseded = superseded_ids(items)
+    for item in items:
+        why = retirement(item, today, superseded, registry)
+        assert (why is None) == is_recallable(item, today, superseded, registry)
+        assert why in {None, "superseded", "archived", "expired"}
+        assert (why == "superseded") == (item.id in superseded)
