@@ -242,7 +242,10 @@ def judge(candidate: Candidate, neighbours: list[Neighbour]) -> Decision:
     of the statement: "commit messages ..."). Then a correction cue, or a change word
     ("from now on", 以后) with a shared attribute beyond the head and something new, is
     a contrary value: supersede. The same rule with the same polarity and no correction is
-    a restatement: merge its evidence. Anything else is a new subject.
+    a restatement: merge its evidence. A near-duplicate of the opposite polarity with no
+    correction (an old "in amber" against "in teal, not amber any more") is never merged
+    into the card it contradicts: it is rejected and the live card stands. Anything else
+    is a new subject.
     """
     mine = stems(candidate.fact.statement)
     words = set(mine)
@@ -273,6 +276,11 @@ def judge(candidate: Candidate, neighbours: list[Neighbour]) -> Decision:
             )
         sim = jaccard(subject(candidate.fact.statement), subject(n.l0))
         if sim >= NEAR_DUPLICATE or (sim >= 0.5 and n.cosine >= 0.9):
+            if not same_polarity:  # "in amber" against "in teal (not amber any more)"
+                return Decision(
+                    action="reject",
+                    reason=f"contradicts {n.id} without a correction; the live card stands",
+                )
             return Decision(action="merge", target=n.id, reason=f"near-duplicate of {n.id}")
         if best is None or cover > best[0]:
             best = (cover, n)

@@ -157,6 +157,16 @@ def test_judge_decides_by_subject_across_wording() -> None:
     assert other.action == "promote"
 
 
+def test_judge_never_merges_a_statement_into_the_card_it_contradicts() -> None:
+    """An old "in amber" met the live "teal (not amber any more)" card: it is no evidence
+    for teal, and without a correction cue it does not overturn it either."""
+    teal = _neighbour("teal", "Mark unverified entries in teal (not amber any more).")
+    old = judge(_candidate("Always mark unverified entries in amber."), [teal])
+    assert old.action == "reject" and "contradicts teal" in old.reason
+    again = judge(_candidate("Mark unverified entries in teal, not amber."), [teal])
+    assert (again.action, again.target) == ("merge", "teal")
+
+
 def test_guard_needs_a_real_neighbour_and_a_stronger_source() -> None:
     amber = _neighbour("amber", "Always mark unverified entries in amber.", confidence=0.95)
     wants = Decision(action="supersede", target="amber", reason="newer")
