@@ -229,94 +229,128 @@ def ingest(home: str | None = None) -> RunSummary:
     """One ingest run over every configured source; ``home`` overrides DOSE_MEM_HOME."""
     settings = get_settings(home=Path(home) if home else None)
     redact_logs()
-    log = get_run_logger()
     summary = RunSummary(run_id=_run_id())
     with ingest_lock(settings.state_path, wait_s=5.0):
-        root, state = settings.memory_path, settings.state_path
+        root = settings.memory_path
         if not has_memory(root):
             init_memory(root)
-        summary.recovered = append.recover(root, state)
+        summary.recovered = append.recover(root, settings.state_path)
         embedder = make_embedder(settings)
         reindex(settings, embedder)
-        registry = load_memory(root).registry
         now = dt.datetime.now(dt.UTC)
         items = capture(settings, now)
         summary.sessions_read = len(items)
-        digests: list[Digest] = []
-        distil_with_retries = _with_retries(distill, settings)
-        failed: set[str] = set()
-        candidates: list[Candidate] = []
-        for item in items:
-            d = digest(item, registry)
-            digests.append(d)
-            try:
-                facts = distil_with_retries(d, settings, registry)
-            except Exception as exc:  # any model failure fails this session only
-                log.warning(
-                    "distil of %s failed after retries (%s); it is read again next run",
-                    item.transcript.key,
-                    exc,
-                )
-                failed.add(item.transcript.key)
-                continue
-            kept, dropped = verify_quotes(facts, d)
-            summary.facts_distilled += len(facts)
-            summary.quotes_rejected += len(dropped)
-            candidates += kept
+        digests, candidates, failed = _distil_sessions(items, settings, summary)
         summary.task_events, journal_events = session_task_events(settings, digests, now)
         offered, offered_tasks = task_results(settings, journal_events)
         summary.task_results_offered = len(offered)
-        candidates += offered
-        kept, rejected = screen(candidates)
-        summary.prescreen_rejected = len(rejected)
-        kept = fold_duplicates(kept)
-        near = find_neighbours(kept, settings, embedder)
-        try:
-            decisions = _with_retries(judge_all, settings)(kept, near, settings)
-        except Exception as exc:  # the judged sessions fail, the rest go on
-            log.warning("judge failed after retries (%s); its sessions are read again", exc)
-            failed |= {f"{c.agent}:{c.session}" for c in kept}
-            kept, decisions = [], []
-        decided = list(zip(kept, decisions, strict=True))
-        decided += [
-            (c, Decision(action="reject", reason=r))
-            for c, r in rejected
-            if f"{c.agent}:{c.session}" not in failed
-        ]
+        decided = _decide(candidates + offered, settings, embedder, summary, failed)
         summary.sessions_failed = sorted(failed)
         summary.decisions = dict(Counter(d.action for _, d in decided))
-        memory = load_memory(root)
-        paths = {i: item.path for i, item in memory.items.items()}
-        writes = append.plan(root, summary.run_id, decided, paths, memory.registry)
-        journal = append.Journal(
-            run_id=summary.run_id,
-            writes=writes,
-            message=append.commit_message(
-                summary.run_id,
-                {
-                    "sessions": len(items),
-                    **{
-                        k: summary.decisions.get(k, 0)
-                        for k in ("promote", "merge", "supersede", "reject")
-                    },
-                },
-            ),
-        )
-        ledger.record(
-            journal.ledger, [i for i in items if i.transcript.key not in failed], summary.run_id
-        )
-        journal = append_cards(settings, journal)
-        summary.commit = journal.commit
-        summary.cards_written, summary.evidence_appended = append.written(writes)
-        if writes:
-            reindex(settings, embedder)
-        if not failed & {f"{c.agent}:{c.session}" for c in offered}:
+        _write(items, decided, failed, settings, embedder, summary)
+        if not failed & {_session_key(c) for c in offered}:
             task_events.mark_proposed(settings.tasks_path, offered_tasks)
         summary.task_pages_commit = task_pages(settings, now)
-    log.info("ingest %s: %s", summary.run_id, summary.model_dump_json())
+    get_run_logger().info("ingest %s: %s", summary.run_id, summary.model_dump_json())
     _artifacts(summary, decided)
     _record(settings, summary, decided)
     return summary
+
+
+def _session_key(c: Candidate) -> str:
+    """The key a candidate's session has in the ledger and in ``failed``."""
+    return f"{c.agent}:{c.session}"
+
+
+def _distil_sessions(
+    items: list[Pending], settings: Settings, summary: RunSummary
+) -> tuple[list[Digest], list[Candidate], set[str]]:
+    """Digest, distil and verify each session: its digests (all of them, for task
+    events), the candidates whose quotes verified, and the keys of sessions whose model
+    step failed after its retries (nothing of theirs goes on; they are read again)."""
+    registry = load_memory(settings.memory_path).registry
+    distil_with_retries = _with_retries(distill, settings)
+    digests: list[Digest] = []
+    candidates: list[Candidate] = []
+    failed: set[str] = set()
+    for item in items:
+        d = digest(item, registry)
+        digests.append(d)
+        try:
+            facts = distil_with_retries(d, settings, registry)
+        except Exception as exc:  # any model failure fails this session only
+            get_run_logger().warning(
+                "distil of %s failed after retries (%s); it is read again next run",
+                item.transcript.key,
+                exc,
+            )
+            failed.add(item.transcript.key)
+            continue
+        kept, dropped = verify_quotes(facts, d)
+        summary.facts_distilled += len(facts)
+        summary.quotes_rejected += len(dropped)
+        candidates += kept
+    return digests, candidates, failed
+
+
+def _decide(
+    candidates: list[Candidate],
+    settings: Settings,
+    embedder: Embedder,
+    summary: RunSummary,
+    failed: set[str],
+) -> list[tuple[Candidate, Decision]]:
+    """Pre-screen, fold this run's duplicates, find neighbours and judge. A judge that
+    fails after its retries adds the judged sessions to ``failed`` and decides nothing
+    for them; pre-screen rejections of sessions that did not fail are decisions too."""
+    kept, rejected = screen(candidates)
+    summary.prescreen_rejected = len(rejected)
+    kept = fold_duplicates(kept)
+    near = find_neighbours(kept, settings, embedder)
+    try:
+        decisions = _with_retries(judge_all, settings)(kept, near, settings)
+    except Exception as exc:  # the judged sessions fail, the rest go on
+        get_run_logger().warning(
+            "judge failed after retries (%s); its sessions are read again", exc
+        )
+        failed |= {_session_key(c) for c in kept}
+        kept, decisions = [], []
+    decided = list(zip(kept, decisions, strict=True))
+    decided += [
+        (c, Decision(action="reject", reason=r))
+        for c, r in rejected
+        if _session_key(c) not in failed
+    ]
+    return decided
+
+
+def _write(
+    items: list[Pending],
+    decided: list[tuple[Candidate, Decision]],
+    failed: set[str],
+    settings: Settings,
+    embedder: Embedder,
+    summary: RunSummary,
+) -> None:
+    """Plan every file, journal it with the ledger entries of the sessions that did
+    not fail, append in one commit and reindex when anything was written."""
+    memory = load_memory(settings.memory_path)
+    paths = {i: item.path for i, item in memory.items.items()}
+    writes = append.plan(settings.memory_path, summary.run_id, decided, paths, memory.registry)
+    counts = {k: summary.decisions.get(k, 0) for k in ("promote", "merge", "supersede", "reject")}
+    journal = append.Journal(
+        run_id=summary.run_id,
+        writes=writes,
+        message=append.commit_message(summary.run_id, {"sessions": len(items), **counts}),
+    )
+    ledger.record(
+        journal.ledger, [i for i in items if i.transcript.key not in failed], summary.run_id
+    )
+    journal = append_cards(settings, journal)
+    summary.commit = journal.commit
+    summary.cards_written, summary.evidence_appended = append.written(writes)
+    if writes:
+        reindex(settings, embedder)
 
 
 def _record(

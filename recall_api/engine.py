@@ -117,9 +117,9 @@ class RecallEngine:
         """When the index moved, start ``refresh`` on its own thread unless one is
         running; return at once (one stat when nothing changed).
 
-        For the request path: a load takes a child process's start plus the read (~2 s at
-        the demo's size, longer at 100k cards), and the request that noticed the new
-        version, like every other, answers from the snapshot it has meanwhile.
+        The only owner of reloads: a load takes a child process's start plus the read
+        (seconds; docs/index.md), and the request that noticed the new version, like
+        every other, answers from the snapshot it has meanwhile.
         """
         if not self.index.changed():
             return
@@ -187,7 +187,7 @@ class RecallEngine:
         before = self.sessions.observe(
             identity.agent, request.session_id, request.turn, where.project
         )
-        base = {"profile": profile.name, "project": where.project}
+        quiet = partial(RecallResult.quiet, profile=profile.name, project=where.project)
         if self.tasks is not None and cue_in(request.prompt, profile.status_cues):
             answered = self._task_state(identity, profile, registry, where.project, request.prompt)
             if answered is not None:
@@ -196,23 +196,17 @@ class RecallEngine:
             profile, turn=request.turn, before=before, project=where.project, prompt=request.prompt
         )
         if trigger is None:
-            return RecallResult(injected=False, reason=Reason.not_triggered, **base)
+            return quiet(Reason.not_triggered)
         if where.how == "explicit" and (
             where.project is None or not allowed(identity, where.project)
         ):
-            return RecallResult(
-                injected=False,
-                reason=Reason.out_of_scope,
-                trigger=trigger,
-                profile=profile.name,
-                project=None,
-            )
+            return RecallResult.quiet(Reason.out_of_scope, profile=profile.name, trigger=trigger)
         prefilter = prefilter_for(profile, identity, registry, where.project, self._today())
         if prefilter.is_empty():
-            return RecallResult(injected=False, reason=Reason.out_of_scope, trigger=trigger, **base)
+            return quiet(Reason.out_of_scope, trigger=trigger)
         hits = self.index.search(request.prompt, prefilter, k=CANDIDATES)
         if not hits:
-            return RecallResult(injected=False, reason=Reason.no_hits, trigger=trigger, **base)
+            return quiet(Reason.no_hits, trigger=trigger)
         prompt = read_prompt(request.prompt, self.index.parts, self.bridge)
         cued = cue_in(request.prompt, profile.cues) is not None
         trace.hits, trace.cued = hits, cued
@@ -221,22 +215,14 @@ class RecallEngine:
         )
         items, text = assemble(kept, profile)
         if not items:
-            return RecallResult(
-                injected=False,
-                reason=Reason.below_threshold,
-                trigger=trigger,
-                considered=len(hits),
-                **base,
-            )
-        return RecallResult(
-            injected=True,
-            reason=Reason.injected,
+            return quiet(Reason.below_threshold, trigger=trigger, considered=len(hits))
+        return RecallResult.dose(
+            items,
+            text,
+            profile=profile.name,
+            project=where.project,
             trigger=trigger,
-            items=items,
-            text=text,
-            bytes=len(text.encode("utf-8")),
             considered=len(hits),
-            **base,
         )
 
     def _task_state(
@@ -254,10 +240,12 @@ class RecallEngine:
         board = self.tasks
         tasks = board.visible(identity, profile, registry, project)
         chosen = board.answer(prompt, tasks, project, registry) if tasks else None
-        base = {"profile": profile.name, "project": project, "trigger": "status"}
+        no_task = RecallResult.quiet(
+            Reason.no_task, profile=profile.name, project=project, trigger="status"
+        )
         if not chosen:
             if _QUESTION.search(prompt):
-                return RecallResult(injected=False, reason=Reason.no_task, **base)
+                return no_task
             return None
         now = board.now()
         lines = [
@@ -270,15 +258,14 @@ class RecallEngine:
         ]
         items, text = assemble_tasks(lines, profile)
         if not items:
-            return RecallResult(injected=False, reason=Reason.no_task, **base)
-        return RecallResult(
-            injected=True,
-            reason=Reason.injected,
-            items=items,
-            text=text,
-            bytes=len(text.encode("utf-8")),
+            return no_task
+        return RecallResult.dose(
+            items,
+            text,
+            profile=profile.name,
+            project=project,
+            trigger="status",
             considered=len(tasks),
-            **base,
         )
 
     def search(

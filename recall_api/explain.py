@@ -122,9 +122,7 @@ def explain(
         max_items=profile.max_items,
         project=where.project,
         resolved_by=where.how,
-        result=RecallResult(
-            injected=False, reason=Reason.out_of_scope, profile=profile.name, trigger=trigger
-        ),
+        result=RecallResult.quiet(Reason.out_of_scope, profile=profile.name, trigger=trigger),
     )
     explicit_refused = where.how == "explicit" and (
         where.project is None or not allowed(identity, where.project)
@@ -169,28 +167,24 @@ def explain(
     ]
     candidates += _kept_out(engine, request.prompt, registry, prefilter, hits, lifecycle, k=k)
     if trigger is None:
-        result = RecallResult(injected=False, reason=Reason.not_triggered, profile=profile.name)
+        result = RecallResult.quiet(Reason.not_triggered, profile=profile.name)
     elif not hits:
         result = base.result
     elif not items:
-        result = RecallResult(
-            injected=False,
-            reason=Reason.below_threshold,
-            trigger=trigger,
+        result = RecallResult.quiet(
+            Reason.below_threshold,
             profile=profile.name,
+            trigger=trigger,
             project=where.project,
             considered=len(hits),
         )
     else:
-        result = RecallResult(
-            injected=True,
-            reason=Reason.injected,
-            trigger=trigger,
+        result = RecallResult.dose(
+            items,
+            text,
             profile=profile.name,
+            trigger=trigger,
             project=where.project,
-            items=items,
-            text=text,
-            bytes=len(text.encode("utf-8")),
             considered=len(hits),
         )
     return base.model_copy(update={"result": result, "candidates": candidates})

@@ -107,3 +107,50 @@ class RecallResult(BaseModel):
     text: str = ""
     bytes: int = 0
     considered: int = 0
+
+    @classmethod
+    def quiet(
+        cls,
+        reason: Reason,
+        *,
+        profile: str,
+        trigger: str | None = None,
+        project: str | None = None,
+        considered: int = 0,
+    ) -> RecallResult:
+        """A decision to inject nothing, and why (``reason`` is never ``injected``)."""
+        if reason is Reason.injected:
+            raise ValueError("a quiet result needs the reason it stayed quiet")
+        return cls(
+            injected=False,
+            reason=reason,
+            profile=profile,
+            trigger=trigger,
+            project=project,
+            considered=considered,
+        )
+
+    @classmethod
+    def dose(
+        cls,
+        items: list[InjectedItem],
+        text: str,
+        *,
+        profile: str,
+        trigger: str | None = None,
+        project: str | None = None,
+        considered: int = 0,
+    ) -> RecallResult:
+        """A decision to inject ``items``; ``text`` is what the agent prepends and
+        ``bytes`` is its UTF-8 length."""
+        return cls(
+            injected=True,
+            reason=Reason.injected,
+            items=items,
+            text=text,
+            bytes=len(text.encode("utf-8")),
+            profile=profile,
+            trigger=trigger,
+            project=project,
+            considered=considered,
+        )

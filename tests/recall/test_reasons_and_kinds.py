@@ -1,5 +1,6 @@
 """A scope the token may see but that holds nothing answers ``no_hits``, not
-``out_of_scope``; a ``coding`` project is scoped like a research one, never as personal."""
+``out_of_scope``; a ``coding`` project is scoped like a research one, never as personal;
+a result is either quiet with its reason or a dose whose ``bytes`` are its text's."""
 
 from __future__ import annotations
 
@@ -89,3 +90,25 @@ def test_a_coding_project_is_scoped_like_research_not_personal(engine: RecallEng
     assert "tool-tests" in [i.id for i in full.items]
     personal = _recall(engine, "personal", "how does Tool run its tests with pytest?")
     assert "tool-tests" not in [i.id for i in personal.items]
+
+
+def test_a_quiet_result_needs_a_reason_other_than_injected() -> None:
+    quiet = RecallResult.quiet(Reason.no_hits, profile="working", trigger="first_turn")
+    assert (quiet.injected, quiet.reason, quiet.text, quiet.bytes) == (
+        False,
+        Reason.no_hits,
+        "",
+        0,
+    )
+    with pytest.raises(ValueError, match="quiet"):
+        RecallResult.quiet(Reason.injected, profile="working")
+
+
+def test_a_dose_counts_the_bytes_of_its_text() -> None:
+    dose = RecallResult.dose([], "统一用 uv 管理环境", profile="full", considered=3)
+    assert (dose.injected, dose.reason, dose.bytes, dose.considered) == (
+        True,
+        Reason.injected,
+        len("统一用 uv 管理环境".encode()),
+        3,
+    )
