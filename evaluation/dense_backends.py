@@ -1,15 +1,22 @@
-"""Measure the dense leg the service runs against faiss, on the same rows and scope.
+"""Measure the dense leg the service runs against faiss and usearch, on the same rows and scope.
 
 The snapshot's leg (``Snapshot.dense``: sign-bit Hamming preselection, int8 rescoring of
-the nearest ``RESCORE``) against faiss's exact inner-product index (``IndexFlatIP`` over
-the float32 vectors) with the scope applied inside the search as an ``IDSelectorBitmap``
-built from the same mask. The vectors are clustered (rows near one of a few hundred
+the nearest ``RESCORE``) against:
+
+* faiss's exact inner-product index (``IndexFlatIP`` over the float32 vectors) with the
+  scope applied inside the search as an ``IDSelectorBitmap`` built from the same mask;
+* usearch's exact search (``usearch.index.search(..., exact=True)``) over the scope's
+  rows, gathered once per scope as the service keeps its masks (usearch's Python API has
+  no id filter, and an approximate HNSW search filtered afterwards would rank rows out of
+  scope); once over the float32 vectors (inner product) and once over the same int8
+  vectors the snapshot holds (cosine).
+ The vectors are clustered (rows near one of a few hundred
 centres, queries near a row), 896 dimensions like the default embedder pair, so the
 nearest rows are meaningfully nearer than the rest; embedding the prompt is left out:
 both legs get the same query vector. faiss and numpy's BLAS run on one thread, as in the
 service.
 
-``uv sync --group legs`` installs faiss; run ``python -m evaluation.dense_backends``.
+``uv sync --group legs`` installs faiss and usearch; run ``python -m evaluation.dense_backends``.
 The numbers and the choice are in docs/index.md ("Search legs: hand-written or a
 library").
 """
@@ -17,13 +24,16 @@ library").
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import faiss
 import numpy as np
 import pyarrow as pa
+from usearch.index import MetricKind
+from usearch.index import search as exact_search
 
-from evaluation.leg_compare import agreement_summary, interleaved, vector_table
+from evaluation.leg_compare import Ranked, agreement_summary, interleaved, vector_table
 from memory_repo.index.embedders import one_blas_thread
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.snapshot import Snapshot
@@ -80,17 +90,50 @@ def leg_comparison(
         scores, ids = flat.search(q[None, :], k, params=params)
         return [(str(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
 
-    runners = {"snapshot": ours, "faiss": theirs}
-    timings = interleaved(runners, asks, rounds)
-    pairs = [(ours(q), theirs(q)) for q in asks]
+    rows_in = np.flatnonzero(mask)
+    scoped = np.ascontiguousarray(stored[rows_in])
+    scoped_int8 = np.ascontiguousarray(snapshot.vectors[rows_in])
 
+    def usearch_f32(q: np.ndarray) -> np.ndarray:
+        return exact_search(scoped, q, k, MetricKind.IP, exact=True, threads=1).keys
+
+    def usearch_int8(q: np.ndarray) -> np.ndarray:
+        code = np.round(q * (127 / np.abs(q).max())).astype(np.int8)
+        return exact_search(scoped_int8, code, k, MetricKind.Cos, exact=True, threads=1).keys
+
+    def ranked(found: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], Ranked]:
+        """A library's top ``k`` as (row, score), scored as the snapshot scores (the
+        int8 cosine) so that ties are judged on one scale; outside the timing."""
+
+        def rank(q: np.ndarray) -> Ranked:
+            rows_found = rows_in[np.asarray(found(q), dtype=np.int64)]
+            return [(str(r), float(stored[r] @ q)) for r in rows_found]
+
+        return rank
+
+    runners = {
+        "snapshot": ours,
+        "faiss": theirs,
+        "usearch_f32": usearch_f32,
+        "usearch_int8": usearch_int8,
+    }
+    timings = interleaved(runners, asks, rounds)
+    mine = [ours(q) for q in asks]
+    against = {
+        "faiss": theirs,
+        "usearch_f32": ranked(usearch_f32),
+        "usearch_int8": ranked(usearch_int8),
+    }
     return {
         "rows": rows,
         "admitted_rows": int(mask.sum()),
         "queries": queries,
         "rounds": rounds,
         **timings,
-        **agreement_summary(pairs, k),
+        "agreement": {
+            name: agreement_summary(list(zip(mine, map(other, asks), strict=True)), k)
+            for name, other in against.items()
+        },
     }
 
 

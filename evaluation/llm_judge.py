@@ -15,14 +15,13 @@ import random
 import unicodedata
 from collections import Counter
 
-import instructor
-from openai import OpenAI
 from pydantic import BaseModel, Field
 
 from evaluation.agreement import cohen_kappa
 from evaluation.judges import USEFUL, Label, Verdict, gold_verdict
 from evaluation.probes import Probe
 from evaluation.systems import Injection
+from flows import llm
 from memory_repo.layers import l0
 from memory_repo.models import Item
 from memory_repo.settings import Settings
@@ -118,15 +117,7 @@ class LLMJudge:
         self.seed = seed
         self.model = model or settings.llm_model
         self.stats = JudgeStats()
-        self.client = instructor.from_openai(
-            OpenAI(
-                base_url=settings.llm_base_url,
-                api_key=settings.llm_api_key or "unused",
-                timeout=settings.llm_timeout_s,
-                max_retries=settings.llm_max_retries,
-            ),
-            mode=instructor.Mode.TOOLS,
-        )
+        self.client = llm.client(settings)
 
     def ask(self, content: str) -> JudgeAnswer:
         self.stats.calls += 1

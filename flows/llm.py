@@ -31,8 +31,10 @@ def prompt(name: str) -> str:
     return (PROMPTS / f"{name}.md").read_text("utf-8")
 
 
-def ask(settings: Settings, prompt_name: str, content: str, response_model: type[M]) -> M:
-    client = instructor.from_openai(
+def client(settings: Settings) -> instructor.Instructor:
+    """The one instructor client for the configured endpoint (the write path's steps and
+    the evaluation's LLM judge): its timeout and HTTP retries come from settings."""
+    return instructor.from_openai(
         OpenAI(
             base_url=settings.llm_base_url,
             api_key=settings.llm_api_key or "unused",
@@ -41,7 +43,10 @@ def ask(settings: Settings, prompt_name: str, content: str, response_model: type
         ),
         mode=instructor.Mode.TOOLS,
     )
-    return client.chat.completions.create(
+
+
+def ask(settings: Settings, prompt_name: str, content: str, response_model: type[M]) -> M:
+    return client(settings).chat.completions.create(
         model=settings.llm_model,
         response_model=response_model,
         max_retries=settings.llm_max_retries,
