@@ -1,4 +1,4 @@
-"""Measure the dense leg the service runs against faiss and usearch, on the same rows and scope.
+"""Measure the service's dense leg against faiss and usearch, on the same rows and scope.
 
 The snapshot's leg (``Snapshot.dense``: sign-bit Hamming preselection, int8 rescoring of
 the nearest ``RESCORE``) against:
@@ -10,13 +10,14 @@ the nearest ``RESCORE``) against:
   no id filter, and an approximate HNSW search filtered afterwards would rank rows out of
   scope); once over the float32 vectors (inner product) and once over the same int8
   vectors the snapshot holds (cosine).
- The vectors are clustered (rows near one of a few hundred
-centres, queries near a row), 896 dimensions like the default embedder pair, so the
-nearest rows are meaningfully nearer than the rest; embedding the prompt is left out:
-both legs get the same query vector. faiss and numpy's BLAS run on one thread, as in the
-service.
 
-``uv sync --group legs`` installs faiss and usearch; run ``python -m evaluation.dense_backends``.
+The vectors are clustered (rows near one of a few hundred centres, queries near a row),
+896 dimensions like the default embedder pair, so the nearest rows are meaningfully
+nearer than the rest; embedding the prompt is left out: every leg gets the same query
+vector. faiss, usearch and numpy's BLAS run on one thread, as in the service.
+
+``uv sync --group legs`` installs faiss and usearch; run
+``python -m evaluation.dense_backends``.
 The numbers and the choice are in docs/index.md ("Search legs: hand-written or a
 library").
 """

@@ -50,6 +50,7 @@ from memory_repo.tasks import journal as task_journal
 from memory_repo.tasks.fold import fold
 from memory_repo.tasks.model import TaskEvent
 from memory_repo.tasks.pages import write_pages
+from memory_repo.transcripts.transcript import session_key
 
 
 class RunSummary(BaseModel):
@@ -259,7 +260,7 @@ def ingest(home: str | None = None) -> RunSummary:
 
 def _session_key(c: Candidate) -> str:
     """The key a candidate's session has in the ledger and in ``failed``."""
-    return f"{c.agent}:{c.session}"
+    return session_key(c.agent, c.session)
 
 
 def _distil_sessions(

@@ -21,6 +21,11 @@ log = logging.getLogger("dose_mem.capture")
 Role = Literal["user", "assistant", "tool", "system"]
 
 
+def session_key(agent: str, session_id: str) -> str:
+    """A session's key in the ledger and the run summary: ``agent:session_id``."""
+    return f"{agent}:{session_id}"
+
+
 class Turn(BaseModel):
     role: Role
     text: str = ""
@@ -46,7 +51,7 @@ class Transcript(BaseModel):
 
     @property
     def key(self) -> str:
-        return f"{self.agent}:{self.session_id}"
+        return session_key(self.agent, self.session_id)
 
     def prefix_hash(self, n: int | None = None) -> str:
         """Hash of the first ``n`` turns: a grown session keeps the hash of its old part."""
