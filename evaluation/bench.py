@@ -44,14 +44,14 @@ from evaluation.bench_service import (
 )
 from evaluation.synthetic import synthetic_queries, write_synthetic_memory
 from memory_repo.index.build import BuildReport, rebuild, refresh
-from memory_repo.index.embedders import Embedder, make_embedder, one_blas_thread
+from memory_repo.index.embedders import Embedder, make_embedder
 from memory_repo.index.query import Index
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.index.tokenize import tokens
 from memory_repo.models import GLOBAL
 from memory_repo.recall_log import RecallLog
 from memory_repo.settings import Settings, get_settings
-from profiles.model import load_profiles
+from recall_api.app import build_engine
 from recall_api.engine import RecallEngine
 from recall_api.models import Identity, RecallRequest
 
@@ -185,15 +185,9 @@ def refresh_time(bench: Bench) -> dict[str, Any]:
 
 
 def _engine(settings: Settings) -> RecallEngine:
-    """Configured as ``dose-mem serve`` configures its engine (query-side embedder)."""
-    one_blas_thread()
-    engine = RecallEngine(
-        settings.memory_path,
-        settings.index_path,
-        load_profiles(settings.profiles_path),
-        make_embedder(settings, for_queries=True),
-    )
-    engine.warm_up()
+    """The engine of ``dose-mem serve`` (``build_engine``) after one recall: what a
+    service answers with once its first request is behind it."""
+    engine = build_engine(settings)
     engine.recall(
         Identity(agent="bench", profile="full", projects=None),
         RecallRequest(prompt="预热 warm up", session_id="warm", turn=1),

@@ -59,6 +59,17 @@ class BodyLimit:
 def build_services(
     settings: Settings, rollback: Callable[[Settings, str], str] | None = None
 ) -> Services:
+    return Services(
+        settings=settings,
+        engine=build_engine(settings),
+        tokens=TokenStore(tokens_path(settings)),
+        rollback=rollback,
+    )
+
+
+def build_engine(settings: Settings) -> RecallEngine:
+    """The engine ``dose-mem serve`` answers with: query-side embedder, one BLAS thread,
+    the recall log and task board of ``settings``, warmed up (index loaded, models run)."""
     one_blas_thread()
     engine = RecallEngine(
         settings.memory_path,
@@ -74,12 +85,7 @@ def build_services(
         ),
     )
     engine.warm_up()
-    return Services(
-        settings=settings,
-        engine=engine,
-        tokens=TokenStore(tokens_path(settings)),
-        rollback=rollback,
-    )
+    return engine
 
 
 def recall_log_for(settings: Settings) -> RecallLog | None:

@@ -19,7 +19,8 @@ import numpy as np
 
 from memory_repo.index.vectors import Part
 
-Ranked = list[tuple[int, float]]
+Ranked = list[tuple[int, float]]  # (row, score), best first
+Runs = list[tuple[int, int]]  # [start, stop) row ranges
 
 
 @runtime_checkable
@@ -36,11 +37,7 @@ class DenseLeg(Protocol):
 @runtime_checkable
 class LexicalLeg(Protocol):
     def bm25(
-        self,
-        terms: list[str],
-        mask: np.ndarray,
-        depth: int,
-        runs: list[tuple[int, int]] | None = None,
+        self, terms: list[str], mask: np.ndarray, depth: int, runs: Runs | None = None
     ) -> Ranked:
         """(row, score) of the ``depth`` best rows where ``mask`` is true and some term
         occurs, best first, ties by row; the score is Okapi BM25 (``BM25Params``) with a

@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel
 
+from memory_repo.index.legs import Ranked, Runs
 from memory_repo.index.scope import Prefilter
 from memory_repo.index.vectors import Part
 
@@ -172,7 +173,7 @@ class Snapshot:
             return mask
         return np.unpackbits(bits, count=self.rows).view(bool)
 
-    def runs(self, prefilter: Prefilter, share: float = 1 / 3) -> list[tuple[int, int]] | None:
+    def runs(self, prefilter: Prefilter, share: float = 1 / 3) -> Runs | None:
         """The row ranges holding every row of the prefilter's projects, when they hold
         less than ``share`` of all rows (a narrow scope); None for a wide one."""
         projects = {
@@ -208,7 +209,7 @@ class Snapshot:
     # -- legs -------------------------------------------------------------------------
     def dense(
         self, vector: np.ndarray, mask: np.ndarray, depth: int, part: Part | None = None
-    ) -> list[tuple[int, float]]:
+    ) -> Ranked:
         """(row, cosine) of the ``depth`` nearest admitted rows, best first.
 
         With ``part``, only that model's columns count: ``vector`` is the whole query
@@ -253,12 +254,8 @@ class Snapshot:
         return self._chinese
 
     def bm25(
-        self,
-        terms: list[str],
-        mask: np.ndarray,
-        depth: int,
-        runs: list[tuple[int, int]] | None = None,
-    ) -> list[tuple[int, float]]:
+        self, terms: list[str], mask: np.ndarray, depth: int, runs: Runs | None = None
+    ) -> Ranked:
         """(row, BM25) of the ``depth`` best admitted rows that match any term; ``runs``
         (from ``runs()``) limits the postings read to those row ranges."""
         scores = self._bm25.scores(terms, self.rows, runs)
@@ -325,9 +322,7 @@ class _Postings:
         self._rows = _numpy(postings, "row")
         self._weight = _numpy(postings, "weight")
 
-    def scores(
-        self, terms: list[str], rows: int, runs: list[tuple[int, int]] | None = None
-    ) -> np.ndarray:
+    def scores(self, terms: list[str], rows: int, runs: Runs | None = None) -> np.ndarray:
         """Query terms are summed once per occurrence, as BM25's query term frequency.
 
         Term by term into float32 with ``np.add.at``: its temporaries are one term's
@@ -354,9 +349,9 @@ class _Postings:
         return scores
 
 
-def _runs(project: np.ndarray) -> dict[int, list[tuple[int, int]]]:
+def _runs(project: np.ndarray) -> dict[int, Runs]:
     """Each project code's row ranges (one each when rows are in project order)."""
-    runs: dict[int, list[tuple[int, int]]] = {}
+    runs: dict[int, Runs] = {}
     if not len(project):
         return runs
     starts = np.flatnonzero(np.diff(project, prepend=-1))
@@ -467,7 +462,7 @@ def _nearest(distance: np.ndarray, count: int) -> np.ndarray:
     return near
 
 
-def _best(scores: np.ndarray, depth: int) -> list[tuple[int, float]]:
+def _best(scores: np.ndarray, depth: int) -> Ranked:
     """The ``depth`` rows of highest positive score, best first, ties broken by row.
 
     A query's common terms give a large share of the rows some score, and ranking them
@@ -488,7 +483,7 @@ def _best(scores: np.ndarray, depth: int) -> list[tuple[int, float]]:
     return _top_of(rows, scores[rows], depth)
 
 
-def _top_of(rows: np.ndarray, scores: np.ndarray, depth: int) -> list[tuple[int, float]]:
+def _top_of(rows: np.ndarray, scores: np.ndarray, depth: int) -> Ranked:
     """The ``depth`` best of ``rows`` given the score of each, best first; rows tied at
     the cut are taken in row order, so an answer never depends on a sort's whims."""
     if rows.size == 0 or depth <= 0:

@@ -11,14 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from memory_repo.transcripts.transcript import (
-    Transcript,
-    Turn,
-    finish,
-    parse_time,
-    read_jsonl,
-    text_of,
-)
+from memory_repo.transcripts.records import parse_time, read_jsonl, text_of
+from memory_repo.transcripts.transcript import Transcript, Turn, finish
 
 AGENT = "claude_code"
 

@@ -14,14 +14,8 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from memory_repo.transcripts.transcript import (
-    Transcript,
-    Turn,
-    finish,
-    parse_time,
-    read_jsonl,
-    text_of,
-)
+from memory_repo.transcripts.records import parse_time, read_jsonl, text_of
+from memory_repo.transcripts.transcript import Transcript, Turn, finish
 
 AGENT = "codex"
 _HARNESS = ("<environment_context>", "<user_instructions>", "# AGENTS.md")

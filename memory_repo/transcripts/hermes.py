@@ -18,14 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memory_repo.transcripts.transcript import (
-    Transcript,
-    Turn,
-    finish,
-    parse_time,
-    read_jsonl,
-    text_of,
-)
+from memory_repo.transcripts.records import parse_time, read_jsonl, text_of
+from memory_repo.transcripts.transcript import Transcript, Turn, finish
 
 AGENT = "hermes"
 DB_NAME = "state.db"

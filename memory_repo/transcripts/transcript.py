@@ -9,14 +9,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import logging
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
-
-log = logging.getLogger("dose_mem.capture")
 
 Role = Literal["user", "assistant", "tool", "system"]
 
@@ -58,51 +53,6 @@ class Transcript(BaseModel):
         turns = self.turns if n is None else self.turns[:n]
         payload = json.dumps([t.model_dump(mode="json") for t in turns], ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
-
-
-def parse_time(value: Any) -> dt.datetime | None:
-    """ISO strings, epoch seconds or epoch milliseconds; always timezone-aware (UTC if naive)."""
-    if value is None or value == "":
-        return None
-    try:
-        if isinstance(value, int | float):
-            seconds = value / 1000 if value > 1e11 else value
-            return dt.datetime.fromtimestamp(seconds, tz=dt.UTC)
-        parsed = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except (ValueError, OverflowError, OSError):
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
-
-
-def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """Objects of a JSON-lines file; a corrupt line is logged with its place and skipped."""
-    with path.open("rb") as fh:
-        for n, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                log.warning("skipping corrupt line %s:%d: %s", path, n, exc)
-                continue
-            if not isinstance(obj, dict):
-                log.warning("skipping line %s:%d: not a JSON object", path, n)
-                continue
-            yield obj
-
-
-def text_of(content: Any, kinds: tuple[str, ...] = ("text", "input_text", "output_text")) -> str:
-    """Plain text of a message content that is a string or a list of typed blocks."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [
-            str(block.get("text", ""))
-            for block in content
-            if isinstance(block, dict) and block.get("type") in kinds
-        ]
-        return "\n".join(p for p in parts if p)
-    return ""
 
 
 def finish(transcript: Transcript) -> Transcript:

@@ -19,14 +19,8 @@ import time
 from pathlib import Path
 
 from memory_repo.store import load_memory
+from tests.flows.ingest_home import DATA, SOURCES
 
-DATA = Path(__file__).parents[1] / "data" / "transcripts"
-SOURCES = {
-    "claude_code": "DOSE_MEM_CAPTURE_CLAUDE_DIR",
-    "codex": "DOSE_MEM_CAPTURE_CODEX_DIR",
-    "hermes": "DOSE_MEM_CAPTURE_HERMES_DIR",
-    "pi": "DOSE_MEM_CAPTURE_PI_DIR",
-}
 KILLS = int(os.environ.get("DOSE_MEM_SOAK_KILLS", "5"))
 DOSE_MEM = str(Path(sys.executable).with_name("dose-mem"))
 

@@ -22,6 +22,12 @@ from tests.integrations.helpers import LiveServer, clean_env, free_port
 DOSE_MEM = str(Path(sys.executable).with_name("dose-mem"))
 
 
+def serve_on_all_addresses(demo: Settings, port: int, *extra: str) -> list[str]:
+    """``dose-mem serve`` asked to listen on 0.0.0.0, the address loopback-only refuses."""
+    home = ["--home", str(demo.home)]
+    return [DOSE_MEM, *home, "serve", "--host", "0.0.0.0", "--port", str(port), *extra]
+
+
 @pytest.fixture
 def compare_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     calls: list[tuple[str, str]] = []
@@ -81,16 +87,7 @@ def test_revoking_in_another_process_refuses_the_next_request(
 
 def test_serve_refuses_a_non_loopback_address(demo: Settings) -> None:
     done = subprocess.run(
-        [
-            DOSE_MEM,
-            "--home",
-            str(demo.home),
-            "serve",
-            "--host",
-            "0.0.0.0",
-            "--port",
-            str(free_port()),
-        ],
+        serve_on_all_addresses(demo, free_port()),
         env=clean_env(),
         capture_output=True,
         text=True,
@@ -103,17 +100,7 @@ def test_serve_refuses_a_non_loopback_address(demo: Settings) -> None:
 def test_serve_with_allow_remote_starts(demo: Settings) -> None:
     port = free_port()
     proc = subprocess.Popen(
-        [
-            DOSE_MEM,
-            "--home",
-            str(demo.home),
-            "serve",
-            "--host",
-            "0.0.0.0",
-            "--port",
-            str(port),
-            "--allow-remote",
-        ],
+        serve_on_all_addresses(demo, port, "--allow-remote"),
         env=clean_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

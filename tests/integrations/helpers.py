@@ -1,4 +1,4 @@
-"""Shared by the integration tests: demo constants, free ports, a live uvicorn, clean env."""
+"""Shared by the integration tests: free ports, a live uvicorn, a clean env, a clock."""
 
 from __future__ import annotations
 
@@ -9,10 +9,6 @@ import threading
 import time
 
 import uvicorn
-
-TABLEKIT_CWD = "/home/demo/code/tablekit"
-UV_CARD = "uv-for-python-envs"
-SETUP_PROMPT = "Set up the Python environment for this project"
 
 
 def free_port() -> int:

@@ -12,14 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import IssueToken
-from tests.integrations.helpers import (
-    SETUP_PROMPT,
-    TABLEKIT_CWD,
-    UV_CARD,
-    LiveServer,
-    clean_env,
-    free_port,
-)
+from tests.integrations.demo import SETUP_PROMPT, TABLEKIT_CWD, UV_CARD
+from tests.integrations.helpers import LiveServer, clean_env, free_port
 
 HOOK = [str(Path(sys.executable).parent / "dose-mem"), "hook", "claude-code"]
 

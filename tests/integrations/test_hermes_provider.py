@@ -8,7 +8,8 @@ import pytest
 
 from recall_api.integrations.hermes_provider import DoseMemProvider
 from tests.conftest import IssueToken
-from tests.integrations.helpers import SETUP_PROMPT, TABLEKIT_CWD, UV_CARD, LiveServer, free_port
+from tests.integrations.demo import SETUP_PROMPT, TABLEKIT_CWD, UV_CARD
+from tests.integrations.helpers import LiveServer, free_port
 
 
 def test_prefetch_returns_the_injected_text_under_full(

@@ -18,14 +18,8 @@ from recall_api.deps import Services
 from recall_api.mcp_server import build_server
 from recall_api.models import MAX_PROMPT_CHARS, Identity
 from tests.conftest import IssueToken
-from tests.integrations.helpers import (
-    SETUP_PROMPT,
-    TABLEKIT_CWD,
-    UV_CARD,
-    LiveServer,
-    clean_env,
-    free_port,
-)
+from tests.integrations.demo import SETUP_PROMPT, TABLEKIT_CWD, TABSENSE_CWD, UV_CARD
+from tests.integrations.helpers import LiveServer, clean_env, free_port
 
 CLI = [sys.executable, "-m", "dose_mem.cli.entry"]
 
@@ -95,7 +89,7 @@ def test_stdio_session_lists_tools_searches_reads_and_recalls(
             assert [i["id"] for i in answer["items"]] == [task]
             assert '"gridfix: 0.94 F1"' in answer["text"]
             elsewhere = await client.call_tool(
-                "task_update", {"title": "sneak", "cwd": "/home/demo/research/tabsense"}
+                "task_update", {"title": "sneak", "cwd": TABSENSE_CWD}
             )
             assert elsewhere.is_error  # a project the token may not see
 

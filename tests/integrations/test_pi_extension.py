@@ -15,19 +15,12 @@ import httpx
 import pytest
 
 from tests.conftest import IssueToken
-from tests.integrations.helpers import (
-    SETUP_PROMPT,
-    TABLEKIT_CWD,
-    UV_CARD,
-    LiveServer,
-    clean_env,
-    free_port,
-)
+from tests.integrations.demo import SETUP_PROMPT, TABLEKIT_CWD, TABSENSE_CWD, UV_CARD
+from tests.integrations.helpers import LiveServer, clean_env, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTENSION = ROOT / "recall_api" / "integrations" / "pi" / "dose-mem.ts"
 HARNESS = Path(__file__).with_name("pi_harness.mjs")
-TABSENSE_CWD = "/home/demo/research/tabsense"
 TRAIN = "nohup python train.py --config r3 > logs/r3.log 2>&1 &"
 UNDEFINED = "<undefined>"
 

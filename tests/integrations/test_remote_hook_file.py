@@ -18,15 +18,9 @@ import pytest
 
 from memory_repo.settings import Settings
 from tests.conftest import IssueToken
-from tests.integrations.helpers import (
-    SETUP_PROMPT,
-    TABLEKIT_CWD,
-    UV_CARD,
-    LiveServer,
-    clean_env,
-)
+from tests.integrations.demo import SETUP_PROMPT, TABLEKIT_CWD, TABSENSE_CWD, UV_CARD
+from tests.integrations.helpers import LiveServer, clean_env
 
-RESEARCH = "/home/demo/research/tabsense"
 TRANSCRIPT = next(
     (Path(__file__).parents[1] / "data" / "transcripts" / "claude_code").rglob("*.jsonl")
 )
@@ -84,7 +78,7 @@ def test_the_downloaded_file_recalls_reports_and_pushes(
         cc,
         {
             "session_id": "remote-1",
-            "cwd": RESEARCH,
+            "cwd": TABSENSE_CWD,
             "hook_event_name": "PostToolUse",
             "tool_name": "Bash",
             "tool_input": {"command": "sbatch -o logs/r8.out train_r8.sh"},
@@ -98,7 +92,7 @@ def test_the_downloaded_file_recalls_reports_and_pushes(
     )
     note = {
         "type": "agent-turn-complete",
-        "cwd": RESEARCH,
+        "cwd": TABSENSE_CWD,
         "last-assistant-message": "r8 完成了，CER 10.9%",
     }
     told = run(hook_file, ["notify-codex", json.dumps(note)], codex)

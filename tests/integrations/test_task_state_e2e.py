@@ -18,10 +18,10 @@ import httpx
 
 from recall_api.integrations.hermes_provider import DoseMemProvider
 from tests.conftest import IssueToken
-from tests.integrations.helpers import TABLEKIT_CWD, Clock, LiveServer, clean_env
+from tests.integrations.demo import TABLEKIT_CWD, TABSENSE_CWD
+from tests.integrations.helpers import Clock, LiveServer, clean_env
 
 DOSE_MEM = str(Path(sys.executable).with_name("dose-mem"))
-RESEARCH = "/home/demo/research/tabsense"
 R3 = "nohup python train.py --config r3 > logs/r3.log 2>&1 &"
 
 
@@ -38,7 +38,7 @@ def hook(
     )
 
 
-def post_tool_use(command: str, stdout: str, cwd: str = RESEARCH) -> dict:
+def post_tool_use(command: str, stdout: str, cwd: str = TABSENSE_CWD) -> dict:
     return {
         "session_id": "cc-r3",
         "transcript_path": "/nonexistent.jsonl",
@@ -75,7 +75,7 @@ def test_r3_from_start_to_done_to_retired_across_four_agents(
         "type": "agent-turn-complete",
         "thread-id": "codex-7",
         "turn-id": "12",
-        "cwd": RESEARCH,
+        "cwd": TABSENSE_CWD,
         "input-messages": ["check on r3"],
         "last-assistant-message": "r3 finished: dev CER 11.2%",
     }
@@ -144,7 +144,7 @@ def test_hermes_reports_its_own_turns_and_delegations(
 ) -> None:
     token = issue_token("full", None, agent="hermes")
     hermes = DoseMemProvider(live.url, token)
-    hermes.initialize("hermes-3", cwd=RESEARCH)
+    hermes.initialize("hermes-3", cwd=TABSENSE_CWD)
     call = {
         "id": "call_1",
         "type": "function",

@@ -214,21 +214,17 @@ def test_an_explicit_report_starts_or_updates_and_an_unknown_id_is_refused() -> 
         run(Report(task="never-0000", status=TaskStatus.done), tasks)
 
 
+def claude_stop(background_tasks: list[dict[str, str]], **extra: str) -> Report:
+    """Claude Code's Stop hook in the research project, with its background tasks."""
+    payload = {"hook_event_name": "Stop", "cwd": RESEARCH, "background_tasks": background_tasks}
+    return Report(source="claude-code", event="Stop", payload={**payload, **extra})
+
+
 def test_stop_background_tasks_finish_the_task_of_the_same_command() -> None:
     started = run(bash("python train.py --config r6", run_in_background=True))
     tasks = fold(started)
-    stop = Report(
-        source="claude-code",
-        event="Stop",
-        payload={
-            "hook_event_name": "Stop",
-            "cwd": RESEARCH,
-            "background_tasks": [
-                {"id": "b1", "command": "python train.py --config r6", "status": "completed"}
-            ],
-        },
-    )
-    (event,) = run(stop, tasks)
+    done = {"id": "b1", "command": "python train.py --config r6", "status": "completed"}
+    (event,) = run(claude_stop([done]), tasks)
     assert (event.task, event.status) == (started[0].task, TaskStatus.done)
 
 
@@ -246,14 +242,6 @@ def test_reading_a_log_of_the_same_name_in_another_project_touches_nothing() -> 
 
 def test_a_killed_background_task_stays_abandoned_whatever_the_message_says() -> None:
     started = run(bash("python sweep.py --grid lr", run_in_background=True))
-    stop = Report(
-        source="claude-code",
-        event="Stop",
-        payload={
-            "hook_event_name": "Stop",
-            "cwd": RESEARCH,
-            "last_assistant_message": "Killed the sweep; the grid was wrong.",
-            "background_tasks": [{"command": "python sweep.py --grid lr", "status": "killed"}],
-        },
-    )
+    killed = {"command": "python sweep.py --grid lr", "status": "killed"}
+    stop = claude_stop([killed], last_assistant_message="Killed the sweep; the grid was wrong.")
     assert [e.status for e in run(stop, fold(started))] == [TaskStatus.abandoned]
