@@ -107,3 +107,20 @@ def test_a_probe_profile_other_than_its_agents_is_an_error_naming_the_probe(
     _edit_probe(tiny_env, "t2-1", profile="working")  # hermes is full in env.yaml
     with pytest.raises(EnvironmentLoadError, match=r"probe t2-1 has profile 'working'.*'full'"):
         load_environment(tiny_env, tmp_path / "work")
+
+
+@pytest.mark.parametrize("name", ["webdev", "labsci"])
+def test_the_new_worlds_load_with_every_label_in_its_snapshot(name: str, tmp_path: Path) -> None:
+    """Written before tuning by people who never saw the gate (issue #28): a web developer's
+    and a molecular biologist's six weeks, English, Chinese and mixed."""
+    env = load_environment(DEMO.parent / name, tmp_path / "work")
+    probes = [p for p in env.probes if p.gold is not None]
+    assert len(probes) == len(env.probes) >= 150
+    memory = [p for p in probes if p.gold and p.gold.needs_memory]
+    routine = [p for p in probes if "routine" in p.tags]
+    assert len(memory) >= 55 and len(routine) >= 60
+    langs = {t for p in memory for t in p.tags if t.startswith("lang:")}
+    assert {"lang:en->en", "lang:zh->en"} <= langs or {"lang:en->zh", "lang:mixed->en"} <= langs
+    later = [p for p in memory if p.turn >= 3 and p.agent in ("claude-code", "codex", "pi")]
+    assert later, "later turns of coding sessions that need memory"
+    assert {p.split for p in probes} == {Split.dev, Split.test}
