@@ -1,8 +1,10 @@
 """Replay an agent's logged recalls under candidate profiles and pick the one that serves.
 
 Candidates change one thing of the agent's current profile (its shipped or user profile
-refined by its override file): the gate threshold (a few steps down, one up), a cue
-word, a trigger, the item cap. Each is replayed through ``RecallEngine.recall`` over
+refined by its override file): the gate's relevance bar (``gate.threshold``, a
+probability on the same scale as the inspector shows: a few steps down, one up), the
+later-turn bar ``gate.new_subject`` where that trigger is on, a cue word, a trigger, the
+item cap. Each is replayed through ``RecallEngine.recall`` over
 the current memory, in log order, with fresh session state, and measured
 (``profiles.proposals.Measure``):
 
@@ -38,6 +40,8 @@ from recall_api.triggers import SessionTracker
 # Four injected items nobody read cost as much as one miss served.
 UNUSED_WEIGHT = 0.25
 THRESHOLD_STEPS = (-0.15, -0.1, -0.05, 0.05)
+# The later-turn bar (relevance on a turn only new_subject opened), for the same agents.
+NEW_SUBJECT_STEPS = (-0.1, -0.05, 0.05)
 CUE_WORDS = 3  # candidates: the missed prompts' commonest words no routine prompt has
 EVAL_CHECKS = 3
 
@@ -62,6 +66,16 @@ def candidates(
             changes.append(
                 (f"gate.threshold {now.gate.threshold} -> {t}", {"gate": {"threshold": t}})
             )
+    if Trigger.new_subject in now.triggers:
+        for step in NEW_SUBJECT_STEPS:
+            t = round(now.gate.new_subject + step, 2)
+            if 0.05 <= t <= 1.0:
+                changes.append(
+                    (
+                        f"gate.new_subject {now.gate.new_subject} -> {t}",
+                        {"gate": {"new_subject": t}},
+                    )
+                )
     for word in cue_words(agent, now):
         changes.append((f"cue word {word!r} added", {"cues": [*now.cues, word]}))
     for trigger in Trigger:

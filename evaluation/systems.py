@@ -8,6 +8,8 @@ Systems defined here (every one under the environment's shared budget at most):
   configuration, its thresholds tuned on dev like every other system's.
 - ``dose-mem/shipped``: the same, with the thresholds exactly as shipped in
   ``profiles/*.yaml`` (no tuning): what a user gets out of the box.
+- ``dose-mem/relevance``: ``dose-mem`` with every profile's gate in mode ``relevance``
+  (``in_relevance_mode``), one threshold tuned per profile the same way.
 - ``dose-mem/full``, ``dose-mem/working``, ``dose-mem/personal``: that one profile applied
   to every probe (the agent's identity still limits which projects it may see).
 - ``dose-mem/no-tasks``: ``dose-mem`` with task state disabled (``engine.tasks = None``),
@@ -40,7 +42,7 @@ from evaluation.task_feed import TaskBoards
 from memory_repo.index.hits import Hit
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.models import GLOBAL
-from profiles.model import Gate, Level, Profile, Trigger
+from profiles.model import Gate, GateMode, Level, Profile, Trigger
 from recall_api.assemble import assemble
 from recall_api.models import RecallRequest
 from recall_api.triggers import SessionTracker
@@ -79,6 +81,17 @@ class System(Protocol):
         ...
 
     def answer(self, inp: SystemInput, snapshot: Snapshot, threshold: float) -> Injection: ...
+
+
+def recall_request(inp: SystemInput) -> RecallRequest:
+    """What the agent's client would send for this turn."""
+    return RecallRequest(
+        prompt=inp.prompt,
+        session_id=inp.session_id,
+        turn=inp.turn,
+        cwd=inp.cwd,
+        project=inp.project,
+    )
 
 
 class DoseMem:
@@ -120,13 +133,7 @@ class DoseMem:
                 update={"gate": base.gate.model_copy(update={"threshold": threshold})}
             )
         )
-        request = RecallRequest(
-            prompt=inp.prompt,
-            session_id=inp.session_id,
-            turn=inp.turn,
-            cwd=inp.cwd,
-            project=inp.project,
-        )
+        request = recall_request(inp)
         snapshot.set_day(inp.timestamp)
         tasks = self.tasks
         snapshot.engine.tasks = tasks.at(inp.timestamp) if tasks is not None else None
@@ -192,6 +199,30 @@ class RetrievalBaseline:
         )
 
 
+# A profile switched to relevance (docs/read-path.md, "Gate"): a coding profile's
+# later-turn bar, and the cue relief (the model reads a cue as a feature already).
+NEW_SUBJECT = 0.9
+CUE_RELIEF = 0.1
+
+
+def in_relevance_mode(profile: Profile) -> Profile:
+    """The profile with its gate in mode ``relevance``: no headline rule, a cue relief of
+    at most ``CUE_RELIEF``, and a coding profile (one with the ``first_turn`` trigger)
+    also searching on later turns (``new_subject``, at ``NEW_SUBJECT``)."""
+    triggers = list(profile.triggers)
+    gate: dict[str, object] = {
+        "mode": GateMode.relevance,
+        "min_l0_overlap": 0,
+        "cue_relief": min(profile.gate.cue_relief, CUE_RELIEF),
+    }
+    if Trigger.first_turn in triggers and Trigger.new_subject not in triggers:
+        triggers.append(Trigger.new_subject)
+        gate["new_subject"] = NEW_SUBJECT
+    return profile.model_copy(
+        update={"triggers": triggers, "gate": profile.gate.model_copy(update=gate)}
+    )
+
+
 def dose_mem_systems(
     profiles: dict[str, Profile], spec: EnvSpec, tasks: TaskBoards | None = None
 ) -> list[DoseMem]:
@@ -201,9 +232,11 @@ def dose_mem_systems(
         if name in profiles
     ]
     before = [DoseMem("dose-mem/no-tasks", profiles, spec)] if tasks is not None else []
+    relevance = {name: in_relevance_mode(p) for name, p in profiles.items()}
     return [
         DoseMem("dose-mem", profiles, spec, tasks=tasks),
         DoseMem("dose-mem/shipped", profiles, spec, shipped=True, tasks=tasks),
+        DoseMem("dose-mem/relevance", relevance, spec, tasks=tasks),
         *fixed,
         *before,
     ]

@@ -9,12 +9,10 @@ from __future__ import annotations
 import re
 
 from memory_repo.models import Chunk, Item
-from memory_repo.text import first_sentence, plain, sentences, take_sentences
+from memory_repo.text import FENCED, first_sentence, plain, sentences, take_sentences
 
 L1_MAX_BYTES = 400
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.MULTILINE)
-# A "# comment" inside a fenced code block is shell, not a heading.
-_FENCED = re.compile(r"^\s{0,3}(```|~~~).*?^\s{0,3}\1[^\n]*$", re.MULTILINE | re.DOTALL)
 
 
 def l0(item: Item) -> str:
@@ -41,7 +39,8 @@ def l2(item: Item) -> list[Chunk]:
     An item with an empty body still yields one chunk (its L0), so every item is findable.
     """
     body = item.body
-    fences = [m.span() for m in _FENCED.finditer(body)]
+    # A "# comment" inside a fenced code block is shell, not a heading.
+    fences = [m.span() for m in FENCED.finditer(body)]
     marks = [m for m in _HEADING.finditer(body) if not any(a <= m.start() < b for a, b in fences)]
     pieces: list[tuple[str, str]] = []
     start_text = body[: marks[0].start()] if marks else body

@@ -52,11 +52,14 @@ Prompts = Literal["text", "hash"]
 
 
 class LoggedCandidate(BaseModel):
-    """One hit the gate saw (or never reached): its score against its bar and its fate.
+    """One hit the gate saw (or never reached): its score (in gate mode ``relevance``, a
+    probability) against its bar, and its fate.
 
     ``dropped``: None (injected), ``below_threshold``, ``l0_overlap`` (passed the bar,
     but its L0 line shares no word with the prompt), ``budget`` (passed, did not fit the
-    bytes left) or ``item_cap`` (after the profile's item cap; never judged, no score).
+    bytes left) or ``item_cap`` (after the profile's item cap: never judged and without a
+    score in mode ``score``; passed but crowded out by more relevant items in mode
+    ``relevance``).
     """
 
     id: str

@@ -14,11 +14,15 @@ _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
 _MARKUP = re.compile(r"^\s{0,3}([-*+]\s+|\d+\.\s+|>\s?)", re.MULTILINE)
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "Dr.", "Mr.", "Ms.", "No.")
 _INLINE = re.compile(r"(\*\*|__|`)")
+# A fenced code block, from its opening to its closing fence line.
+FENCED = re.compile(r"^\s{0,3}(```|~~~).*?^\s{0,3}\1[^\n]*$", re.MULTILINE | re.DOTALL)
 
 
 def plain(markdown: str) -> str:
-    """Markdown to one line of prose: heading lines, list marks and emphasis dropped."""
-    text = _HEADING_LINE.sub("", markdown)
+    """Markdown to one line of prose: fenced code blocks, heading lines, list marks and
+    emphasis dropped. Code is never flattened into prose (a shell block read as one
+    sentence says nothing); it stays in the body, which an agent reads in full."""
+    text = _HEADING_LINE.sub("", FENCED.sub("", markdown))
     text = _MARKUP.sub("", text)
     text = _INLINE.sub("", text)
     return " ".join(text.split())

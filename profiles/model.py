@@ -23,6 +23,10 @@ class Trigger(StrEnum):
     first_turn = "first_turn"
     project_switch = "project_switch"
     cue = "cue"
+    # A turn no other trigger opened still searches, and injects only items whose
+    # relevance reaches the higher ``gate.new_subject`` bar: a later turn of a coding
+    # session that names a new subject without a memory cue.
+    new_subject = "new_subject"
 
 
 class ScopeKind(StrEnum):
@@ -36,13 +40,43 @@ class Level(StrEnum):
     l0_l1 = "l0_l1"
 
 
+class GateMode(StrEnum):
+    """What the gate judges by (docs/read-path.md, "Gate").
+
+    ``score``: the evidence score (``recall_api.evidence.score``) against the threshold,
+    items in retrieval order; the working profile may also ask its L0 line to share a word
+    with the prompt (``min_l0_overlap``). ``relevance``: the calibrated probability of the
+    relevance model (``recall_api.relevance``) against the threshold, items ordered by it.
+    """
+
+    score = "score"
+    relevance = "relevance"
+
+
 class Gate(BaseModel):
-    """Absolute evidence an item needs before it is injected (RRF rank alone never suffices)."""
+    """The evidence an item needs before it is injected (RRF rank alone never suffices)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    threshold: float = Field(ge=0.0, le=1.0)
-    min_l0_overlap: int = Field(default=0, ge=0)
+    mode: GateMode = GateMode.score
+    threshold: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="The score (mode score) or relevance (mode relevance, a probability) "
+        "an item needs on a turn a trigger opened.",
+    )
+    min_l0_overlap: int = Field(
+        default=0,
+        ge=0,
+        description="Mode score: prompt words the item's L0 line must share (or translate).",
+    )
+    new_subject: float = Field(
+        default=0.9,
+        ge=0.0,
+        le=1.0,
+        description="What an item needs on a turn only the new_subject trigger opened (a "
+        "later turn without a cue): higher, so routine steps stay quiet.",
+    )
     cue_relief: float = Field(
         default=0.0,
         ge=0.0,

@@ -11,7 +11,7 @@ import datetime as dt
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -33,9 +33,11 @@ from profiles.model import Profile
 from profiles.overrides import AgentProfiles
 from recall_api.assemble import assemble, assemble_tasks
 from recall_api.bridge import Bridge
-from recall_api.gate import Prompt, bar, passes, read_prompt
+from recall_api.evidence import Prompt, read_prompt
+from recall_api.gate import Judged, decide
 from recall_api.models import Identity, Reason, RecallRequest, RecallResult
-from recall_api.scoping import allowed, prefilter_for, resolve_project
+from recall_api.relevance import Context, RelevanceModel, shipped_model
+from recall_api.scoping import Resolution, allowed, prefilter_for, resolve_project
 from recall_api.task_board import TaskBoard
 from recall_api.triggers import SessionTracker, cue_in, fired
 
@@ -48,12 +50,11 @@ log = logging.getLogger(__name__)
 @dataclass
 class Trace:
     """How one recall was decided, for the recall log: how the project was resolved,
-    the hits the gate saw, each judged hit's (passed, score), and whether a cue fired."""
+    the hits the gate saw (in retrieval order) and how the gate judged each."""
 
     how: str = "none"
     hits: list[Hit] = field(default_factory=list)
-    judged: dict[str, tuple[bool, float]] = field(default_factory=dict)
-    cued: bool = False
+    judged: list[Judged] = field(default_factory=list)
 
 
 def prefilter_warm() -> Prefilter:
@@ -72,8 +73,10 @@ class RecallEngine:
         today: Callable[[], dt.date] = dt.date.today,
         loader: Loader = "inline",
         tasks: TaskBoard | None = None,
+        relevance: RelevanceModel | None = None,
     ) -> None:
         self.memory_root = Path(memory_root)
+        self.relevance = relevance or shipped_model()
         self.tasks = tasks
         self.index = Index.open(
             Path(index_dir), embedder or make_embedder(Settings()), loader=loader
@@ -197,23 +200,25 @@ class RecallEngine:
         )
         if trigger is None:
             return quiet(Reason.not_triggered)
-        if where.how == "explicit" and (
-            where.project is None or not allowed(identity, where.project)
-        ):
-            return RecallResult.quiet(Reason.out_of_scope, profile=profile.name, trigger=trigger)
-        prefilter = prefilter_for(profile, identity, registry, where.project, self._today())
-        if prefilter.is_empty():
-            return quiet(Reason.out_of_scope, trigger=trigger)
-        hits = self.index.search(request.prompt, prefilter, k=CANDIDATES)
-        if not hits:
-            return quiet(Reason.no_hits, trigger=trigger)
+        found = self._search(identity, request, profile, registry, where)
+        if isinstance(found, Reason):
+            if _refused(identity, where):  # names no project it was not allowed to see
+                return RecallResult.quiet(found, profile=profile.name, trigger=trigger)
+            return quiet(found, trigger=trigger)
+        hits = found
         prompt = read_prompt(request.prompt, self.index.parts, self.bridge)
         cued = cue_in(request.prompt, profile.cues) is not None
-        trace.hits, trace.cued = hits, cued
-        kept = _passing(
-            hits, prompt, profile, cued=cued, project=where.project, judged=trace.judged
+        trace.hits = hits
+        judged = decide(
+            prompt,
+            hits,
+            profile,
+            self.relevance,
+            cued=cued,
+            project=where.project,
+            trigger=trigger,
         )
-        items, text = assemble(kept, profile)
+        items, text = assemble(_passing(judged, trace.judged), profile)
         if not items:
             return quiet(Reason.below_threshold, trigger=trigger, considered=len(hits))
         return RecallResult.dose(
@@ -224,6 +229,38 @@ class RecallEngine:
             trigger=trigger,
             considered=len(hits),
         )
+
+    def _search(
+        self,
+        identity: Identity,
+        request: RecallRequest,
+        profile: Profile,
+        registry: Registry,
+        where: Resolution,
+    ) -> list[Hit] | Reason:
+        """The candidates in the token's and profile's scope, or why there are none."""
+        if _refused(identity, where):
+            return Reason.out_of_scope
+        prefilter = prefilter_for(profile, identity, registry, where.project, self._today())
+        if prefilter.is_empty():
+            return Reason.out_of_scope
+        hits = self.index.search(request.prompt, prefilter, k=CANDIDATES)
+        return hits or Reason.no_hits
+
+    def candidates(
+        self, identity: Identity, request: RecallRequest, profile: Profile
+    ) -> tuple[Prompt, list[Hit], Context]:
+        """What the gate would judge for this request, whatever the trigger and session
+        say (no session state is touched): for fitting and checking the relevance model
+        on exactly the candidates recall sees."""
+        registry = self.registry
+        where = resolve_project(
+            registry, project=request.project, cwd=request.cwd, prompt=request.prompt
+        )
+        found = self._search(identity, request, profile, registry, where)
+        prompt = read_prompt(request.prompt, self.index.parts, self.bridge)
+        cued = cue_in(request.prompt, profile.cues) is not None
+        return prompt, [] if isinstance(found, Reason) else found, Context(cued, where.project)
 
     def _task_state(
         self,
@@ -357,44 +394,56 @@ class RecallEngine:
         return [p for p in self.registry.projects if allowed(identity, p.id)]
 
 
-def _passing(
-    hits: list[Hit],
-    prompt: Prompt,
-    profile: Profile,
-    *,
-    cued: bool,
-    project: str | None,
-    judged: dict[str, tuple[bool, float]] | None = None,
-) -> Iterator[tuple[Hit, float]]:
-    """The hits that pass the gate, with their scores, judged one at a time as assembly
-    takes them: it stops at the profile's item cap, and the hits after that are never
-    segmented (most of the gate's cost). ``judged`` receives every judged hit's
-    (passed, score), for the recall log."""
-    for hit in hits:
-        ok, value = passes(prompt, hit, profile, cued=cued, project=project)
-        if judged is not None:
-            judged[hit.item_id] = (ok, value)
-        if ok:
-            yield hit, value
+def _passing(judged: Iterable[Judged], seen: list[Judged]) -> Iterator[tuple[Hit, float]]:
+    """The judged hits that passed, as assembly takes them; ``seen`` receives every hit
+    judged (the recall log's candidates), in the order judged."""
+    for j in judged:
+        seen.append(j)
+        if j.passed:
+            yield j.hit, j.score
+
+
+def _refused(identity: Identity, where: Resolution) -> bool:
+    """An explicit project the token may not see (or none known): out of scope."""
+    return where.how == "explicit" and (
+        where.project is None or not allowed(identity, where.project)
+    )
 
 
 def _candidates(trace: Trace, result: RecallResult, profile: Profile) -> list[dict[str, object]]:
-    """Each hit's score, bar and fate, as ``recall_log.LoggedCandidate`` fields."""
+    """Each hit's score (a relevance in mode relevance), bar and fate, as
+    ``recall_log.LoggedCandidate`` fields, in the order the gate judged them; the rank is
+    the fused (retrieval) rank. A hit the gate never reached (mode score stops at the item
+    cap) is ``item_cap`` without a score; one that passed but was not injected was left
+    out for the item cap when the cap was reached, else for the byte budget."""
     injected = {i.id for i in result.items}
+    full = len(result.items) >= profile.max_items
     out: list[dict[str, object]] = []
-    for hit in trace.hits:
-        row: dict[str, object] = {"id": hit.item_id, "project": hit.project, "rank": hit.rank}
-        if hit.item_id in trace.judged:
-            ok, value = trace.judged[hit.item_id]
-            need = bar(profile, hit, cued=trace.cued, project=result.project)
-            row |= {"score": round(value, 4), "bar": round(need, 4)}
-            if hit.item_id not in injected:
-                row["dropped"] = (
-                    "budget" if ok else "below_threshold" if value < need else "l0_overlap"
-                )
-        else:
-            row["dropped"] = "item_cap"
+    for j in trace.judged:
+        row: dict[str, object] = {
+            "id": j.hit.item_id,
+            "project": j.hit.project,
+            "rank": j.hit.rank,
+            "score": round(j.score, 4),
+            "bar": round(j.bar, 4),
+        }
+        if j.hit.item_id not in injected:
+            row["dropped"] = (
+                "below_threshold"
+                if j.score < j.bar
+                else "l0_overlap"
+                if not j.headline
+                else "item_cap"
+                if full
+                else "budget"
+            )
         out.append(row)
+    seen = {j.hit.item_id for j in trace.judged}
+    out += [
+        {"id": h.item_id, "project": h.project, "rank": h.rank, "dropped": "item_cap"}
+        for h in trace.hits
+        if h.item_id not in seen
+    ]
     return out
 
 

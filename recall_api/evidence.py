@@ -1,20 +1,18 @@
-"""Whether an item is worth injecting at all, from absolute evidence.
+"""What a prompt and a candidate item share, measured absolutely (RRF only orders).
 
-RRF only orders; it always ranks something first. The gate therefore scores each hit by
-what it actually shares with the prompt: semantic similarity (cosine of the best chunk)
-and lexical support (the share of the prompt's content words the item contains).
+These measures are what the gate judges by: added into one ``score`` (the ``score`` gate
+mode), or read as features by the relevance model (``relevance.py``, the ``relevance``
+mode).
 
-Across languages:
 - the cosine is trusted as far as both texts are written in languages the embedder
   aligns (``Embedder.languages``: Latin script counts as English, CJK as Chinese); an
-  English-only model's cosine never vouches for Chinese text, which is then judged on
-  lexical support alone; between a mostly Chinese and a mostly English text a multilingual
-  cosine is lifted by ``CROSS_LIFT`` (translations score lower than paraphrases);
-- a prompt word the item lacks literally still counts as present when the embedder's
-  own word vectors find its translation in the item (``bridge.Bridge``), so 测试
-  supports a card that says "tests" (at ``BRIDGE_CREDIT`` of a literal match).
-The working profile also asks that the one-line L0 itself share (or translate) words
-with the prompt, so a card is injected only when its headline is about what was asked.
+  English-only model's cosine never vouches for Chinese text; between a mostly Chinese
+  and a mostly English text a multilingual cosine is lifted by ``CROSS_LIFT``
+  (translations score lower than paraphrases);
+- lexical support counts the asked words another text holds, by light stem; a word it
+  lacks literally still counts when the embedder's own word vectors find its translation
+  there (``bridge.Bridge``), so 测试 supports a card that says "tests" (at
+  ``BRIDGE_CREDIT`` of a literal match).
 """
 
 from __future__ import annotations
@@ -27,17 +25,16 @@ from memory_repo.index.hits import Hit
 from memory_repo.index.terms import plural_stem
 from memory_repo.index.tokenize import content_words
 from memory_repo.index.vectors import CHINESE_ENGLISH, Part, cosine_part, languages_of
-from memory_repo.models import GLOBAL
-from profiles.model import Profile
 from recall_api.bridge import Bridge
 
-COSINE_WEIGHT = 0.5
 # Tuned on the bilingual set's dev half and the routine prompts (docs/read-path.md):
 # a word found only through the bridge counts 3/4 of a literal one (word vectors also
 # pair unrelated words, 注解 ~ ruling 0.64), and a cosine between a mostly Chinese and a
 # mostly English text is lifted by 0.2 (the multilingual model's twins sit that much
 # lower across languages than within one).
 BRIDGE_CREDIT = 0.75
+# The evidence score's cosine share (``score``), set with the thresholds it was tuned with.
+COSINE_WEIGHT = 0.5
 CROSS_LIFT = 0.2
 # Entries per hit-text cache: the items a working set of prompts keeps returning.
 HIT_CACHE = 4096
@@ -66,7 +63,7 @@ def script_shares(text: str) -> tuple[float, float]:
     return (latin / (latin + cjk), cjk / (latin + cjk)) if latin + cjk else (1.0, 0.0)
 
 
-def _mostly_chinese(text: str) -> bool:
+def mostly_chinese(text: str) -> bool:
     """More CJK than Latin letters. An identifier or a path counts for its letters, so
     "修复 test_grid.py 里失败的测试" is not a purely Chinese prompt."""
     return script_shares(text)[1] > 0.5
@@ -93,22 +90,16 @@ def read_prompt(text: str, parts: tuple[Part, ...], bridge: Bridge | None = None
     return Prompt(text, words(text), parts, bridge)
 
 
-def _supported(prompt: Prompt, text: str, credit: float = 1.0) -> float:
-    """Prompt words present in ``text``: by stem (1 each), or through the bridge by
-    translation (``credit`` each)."""
+def support(asked: dict[str, str], text: str, bridge: Bridge | None, credit: float = 1.0) -> float:
+    """How many of the ``asked`` words (by stem, as ``words`` gives them) ``text`` holds:
+    1 for each present by stem, ``credit`` for each present only through the bridge by
+    translation."""
     item = words(text, parts=True)
-    missing = [raw for stem, raw in prompt.words.items() if stem not in item]
-    found = len(prompt.words) - len(missing)
-    if prompt.bridge is None or not missing:
+    missing = [raw for stem, raw in asked.items() if stem not in item]
+    found = len(asked) - len(missing)
+    if bridge is None or not missing:
         return found
-    return found + credit * len(prompt.bridge.translated(missing, frozenset(item.values())))
-
-
-def lexical_support(prompt: Prompt, hit: Hit) -> float:
-    if not prompt.words:
-        return 0.0
-    text = f"{hit.l0} {hit.heading} {hit.text}"
-    return _supported(prompt, text, BRIDGE_CREDIT) / len(prompt.words)
+    return found + credit * len(bridge.translated(missing, frozenset(item.values())))
 
 
 def cosine(prompt: Prompt, hit: Hit) -> tuple[float, float]:
@@ -123,43 +114,30 @@ def cosine(prompt: Prompt, hit: Hit) -> tuple[float, float]:
     else:
         value = hit.cosine
     covered = prompt.parts[index].languages
-    if covered >= CHINESE_ENGLISH and _mostly_chinese(prompt.text) != _mostly_chinese(item):
+    if covered >= CHINESE_ENGLISH and mostly_chinese(prompt.text) != mostly_chinese(item):
         value += CROSS_LIFT
     trust = min(covered_share(prompt.text, covered), covered_share(item, covered))
     return max(0.0, min(1.0, value)), trust
 
 
-def score(prompt: Prompt, hit: Hit) -> float:
-    """A number in [0, 1] comparable across queries, unlike an RRF score.
+def lexical_support(prompt: Prompt, hit: Hit) -> float:
+    """The share of the prompt's words the item holds (L0, heading and chunk text)."""
+    if not prompt.words:
+        return 0.0
+    text = f"{hit.l0} {hit.heading} {hit.text}"
+    return support(prompt.words, text, prompt.bridge, BRIDGE_CREDIT) / len(prompt.words)
 
-    The cosine's weight is how far it is trusted for both the prompt and the item.
-    """
-    cos, weight = cosine(prompt, hit)
+
+def score(prompt: Prompt, hit: Hit) -> float:
+    """The evidence score in [0, 1], comparable across queries unlike an RRF score:
+    ``COSINE_WEIGHT`` of the cosine and the rest of lexical support, the cosine weighed by
+    how far it is trusted for both texts (the ``score`` gate mode, docs/read-path.md)."""
+    cos, trust = cosine(prompt, hit)
     lex = lexical_support(prompt, hit)
-    return weight * (COSINE_WEIGHT * cos + (1 - COSINE_WEIGHT) * lex) + (1 - weight) * lex
+    return trust * (COSINE_WEIGHT * cos + (1 - COSINE_WEIGHT) * lex) + (1 - trust) * lex
 
 
 def l0_overlap(prompt: Prompt, hit: Hit) -> int:
-    return int(_supported(prompt, hit.l0))
-
-
-def bar(profile: Profile, hit: Hit, *, cued: bool, project: str | None) -> float:
-    """The score this hit must reach: lower after a memory cue, higher from another project."""
-    gate = profile.gate
-    value = gate.threshold - (gate.cue_relief if cued else 0.0)
-    if project is not None and hit.project not in (project, GLOBAL):
-        value += gate.other_project_margin
-    return value
-
-
-def passes(
-    prompt: Prompt,
-    hit: Hit,
-    profile: Profile,
-    *,
-    cued: bool = False,
-    project: str | None = None,
-) -> tuple[bool, float]:
-    value = score(prompt, hit)
-    ok = value >= bar(profile, hit, cued=cued, project=project)
-    return ok and l0_overlap(prompt, hit) >= profile.gate.min_l0_overlap, value
+    """Prompt words the item's L0 line holds, by stem or (a whole word each) through the
+    bridge."""
+    return int(support(prompt.words, hit.l0, prompt.bridge))

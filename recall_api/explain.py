@@ -1,8 +1,10 @@
 """A dry run of recall for the inspector: what an agent would receive, and why not the rest.
 
 ``explain`` runs the engine's own steps (``resolve_project``, ``fired``, ``prefilter_for``,
-``Index.search``, ``gate.passes``, ``assemble``) without observing the session tracker, so
-looking never changes what an agent gets next. Besides the hits the agent's scope
+``Index.search``, ``gate.decide``, ``assemble``) without observing the session tracker, so
+looking never changes what an agent gets next. Each gated candidate carries its score
+against its bar and, whatever the gate's mode, its relevance with the features behind it
+(``relevance.FEATURES``). Besides the hits the agent's scope
 admits, it searches every project with the lifecycle rule off, so the page can also show
 the candidates the scope or the lifecycle kept out, each with its reason.
 """
@@ -23,8 +25,10 @@ from memory_repo.store import load_memory
 from profiles.model import Profile
 from recall_api.assemble import assemble
 from recall_api.engine import CANDIDATES, RecallEngine
-from recall_api.gate import bar, l0_overlap, read_prompt, score
+from recall_api.evidence import read_prompt
+from recall_api.gate import Judged, decide
 from recall_api.models import Identity, Reason, RecallRequest, RecallResult
+from recall_api.relevance import FEATURES, Context, features
 from recall_api.scoping import allowed, prefilter_for, resolve_project
 from recall_api.triggers import SessionState, cue_in, fired
 
@@ -34,7 +38,7 @@ class Fate(StrEnum):
 
     injected = "injected"
     below_threshold = "below_threshold"
-    headline_off_topic = "headline_off_topic"  # the working profile's L0 overlap
+    headline_off_topic = "headline_off_topic"  # mode score: the working profile's L0 overlap
     over_budget = "over_budget"  # passed the gate; the dose was full (bytes or items)
     not_triggered = "not_triggered"  # passed the gate, but this turn does not recall
     out_of_scope = "out_of_scope"
@@ -49,9 +53,18 @@ class Candidate(BaseModel):
     type: str
     l0: str
     fate: Fate
-    score: float | None = None
+    score: float | None = Field(
+        default=None, description="what the gate judged by: the score or the relevance"
+    )
     bar: float | None = None
-    l0_overlap: int | None = None
+    relevance: float | None = Field(
+        default=None, description="the relevance model's probability, in either gate mode"
+    )
+    features: dict[str, float] = Field(default_factory=dict)
+    because: dict[str, float] = Field(
+        default_factory=dict,
+        description="the features that moved the relevance most, as log-odds, largest first",
+    )
 
 
 class Explanation(BaseModel):
@@ -135,35 +148,38 @@ def explain(
     )
     prompt = read_prompt(request.prompt, engine.index.parts, engine.bridge)
     cued = cue_in(request.prompt, profile.cues) is not None
-    scored: list[tuple[Hit, float, float, int]] = []
-    for hit in hits:
-        value = score(prompt, hit)
-        need = bar(profile, hit, cued=cued, project=where.project)
-        scored.append((hit, value, need, l0_overlap(prompt, hit)))
-    passing = [
-        (hit, value)
-        for hit, value, need, overlap in scored
-        if value >= need and overlap >= profile.gate.min_l0_overlap
-    ]
-    items, text = assemble(passing, profile)
+    judged = list(
+        decide(
+            prompt,
+            hits,
+            profile,
+            engine.relevance,
+            cued=cued,
+            project=where.project,
+            trigger=trigger or "",
+        )
+    )
+    items, text = assemble(((j.hit, j.score) for j in judged if j.passed), profile)
     injected = {i.id for i in items}
+    context = Context(cued=cued, project=where.project)
+    rows = features(prompt, [j.hit for j in judged], context)
+    relevance = engine.relevance.probability(rows) if judged else []
     candidates = [
         Candidate(
-            id=hit.item_id,
-            project=hit.project,
-            type=hit.type.value,
-            l0=hit.l0,
-            fate=_gated_fate(
-                hit.item_id in injected,
-                value >= need,
-                overlap >= profile.gate.min_l0_overlap,
-                trigger is not None,
-            ),
-            score=round(value, 3),
-            bar=round(need, 3),
-            l0_overlap=overlap,
+            id=j.hit.item_id,
+            project=j.hit.project,
+            type=j.hit.type.value,
+            l0=j.hit.l0,
+            fate=_gated_fate(j.hit.item_id in injected, j, trigger is not None),
+            score=round(j.score, 3),
+            bar=round(j.bar, 3),
+            relevance=round(float(p), 3),
+            features={name: round(float(v), 3) for name, v in zip(FEATURES, row, strict=True)},
+            because={
+                k: round(v, 2) for k, v in list(engine.relevance.contributions(row).items())[:4]
+            },
         )
-        for hit, value, need, overlap in scored
+        for j, row, p in zip(judged, rows, relevance, strict=True)
     ]
     candidates += _kept_out(engine, request.prompt, registry, prefilter, hits, lifecycle, k=k)
     if trigger is None:
@@ -190,10 +206,10 @@ def explain(
     return base.model_copy(update={"result": result, "candidates": candidates})
 
 
-def _gated_fate(injected: bool, over_bar: bool, headline: bool, triggered: bool) -> Fate:
-    if not over_bar:
+def _gated_fate(injected: bool, judged: Judged, triggered: bool) -> Fate:
+    if judged.score < judged.bar:
         return Fate.below_threshold
-    if not headline:
+    if not judged.headline:
         return Fate.headline_off_topic
     if not triggered:
         return Fate.not_triggered

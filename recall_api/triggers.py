@@ -81,4 +81,6 @@ def fired(
         and before.project != project
     ):
         return Trigger.project_switch.value
+    if Trigger.new_subject in triggers:
+        return Trigger.new_subject.value
     return None

@@ -25,6 +25,7 @@ from profiles.proposals import AgentSummary, Measure, Proposal, TuneRun, save_ru
 from recall_api.explain import Fate
 from recall_api.inspector.views import DEMO_PROMPTS
 from recall_api.models import Identity, RecallRequest
+from recall_api.relevance import FEATURES
 
 from .conftest import Inspected
 
@@ -110,6 +111,13 @@ def test_dose_shows_every_agent_side_by_side_for_the_demo_prompts(
     assert fates["unverified-entries-teal"] == Fate.injected.value
     assert fates["unverified-entries-amber"] == Fate.superseded.value
     assert "memory_read(" in coder.find_element(By.CSS_SELECTOR, "pre.injected").text
+    # each judged candidate shows its relevance and the features that moved it most
+    teal = coder.find_element(By.CSS_SELECTOR, "tr.cand[data-id='unverified-entries-teal']")
+    because = teal.find_element(By.CSS_SELECTOR, ".because")
+    assert because.text.startswith("relevance"), because.text
+    named = [part.split(" ")[0] for part in because.text.split(": ", 1)[1].split(" · ")]
+    assert 1 <= len(named) <= 4 and set(named) <= set(FEATURES), because.text
+    assert "cos=" in (because.get_attribute("title") or "")
 
 
 def test_cards_by_project_and_a_card_with_its_chain_evidence_and_history(

@@ -71,6 +71,10 @@ def test_a_later_turn_is_not_triggered_for_a_coding_agent_but_still_scored(
     assert shown.result.reason.value == "not_triggered" and shown.result.bytes == 0
     uv = next(c for c in shown.candidates if c.id == "uv-for-python-envs")
     assert uv.fate == Fate.not_triggered and uv.score is not None and uv.score >= uv.bar
+    # whatever the gate's mode, the relevance and the features that moved it most
+    assert uv.relevance is not None and 0.0 <= uv.relevance <= 1.0
+    assert set(uv.features) >= {"cos", "lex", "same_project", "cue"}
+    assert 1 <= len(uv.because) <= 4 and set(uv.because) <= set(uv.features)
 
 
 def test_archived_and_below_threshold_candidates_are_named(

@@ -83,3 +83,19 @@ def test_layers_are_byte_identical_across_two_loads(tmp_path: Path) -> None:
     first = layers()
     assert len(first) > 20
     assert layers() == first
+
+
+def test_l1_never_flattens_a_code_fence_into_prose() -> None:
+    body = (
+        "Every project gets its environment from uv. The lock file is the truth.\n\n"
+        "## Commands\n\n```bash\n# create .venv\nuv sync\nuv run pytest\n```\n\n"
+        "Conda leaves environments nobody can rebuild.\n\n~~~\npip install x\n~~~\n"
+    )
+    item = _item(body, conclusion="Use uv for Python environments.")
+    overview = l1(item)
+    assert "uv sync" not in overview and "uv run pytest" not in overview
+    assert "pip install" not in overview and "create .venv" not in overview
+    assert "The lock file is the truth." in overview
+    assert "Conda leaves environments nobody can rebuild." in overview
+    # the code stays in the body, which an agent reads in full (L2)
+    assert any("uv sync" in chunk.text for chunk in l2(item))

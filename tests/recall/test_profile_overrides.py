@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from profiles.model import load_profiles
+from profiles.model import GateMode, Trigger, load_profiles
 from profiles.overrides import AgentProfiles, override_rel
 
 WORKING = load_profiles()["working"]
@@ -62,3 +62,15 @@ def test_an_unusable_override_is_reported_and_ignored(
     with caplog.at_level(logging.WARNING):
         assert AgentProfiles(tmp_path).for_agent("claude-code", WORKING) == WORKING
     assert why in caplog.text and "claude-code" in caplog.text
+
+
+def test_the_readme_s_relevance_override_switches_the_gate(tmp_path: Path) -> None:
+    """The README's snippet (Profiles, "Relevance mode"), as written."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("# <memory>/profiles/claude-code.yaml\n", 1)[1].split("```", 1)[0]
+    write(tmp_path, "claude-code", block)
+    mine = AgentProfiles(tmp_path).for_agent("claude-code", WORKING)
+    assert mine.gate.mode == GateMode.relevance and mine.gate.threshold == 0.45
+    assert mine.gate.new_subject == 0.9 and mine.gate.min_l0_overlap == 0
+    assert Trigger.new_subject in mine.triggers
+    assert (mine.budget_bytes, mine.max_items) == (WORKING.budget_bytes, WORKING.max_items)
