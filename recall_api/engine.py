@@ -202,7 +202,7 @@ class RecallEngine:
             return quiet(Reason.not_triggered)
         found = self._search(identity, request, profile, registry, where)
         if isinstance(found, Reason):
-            if _refused(identity, where):  # names no project it was not allowed to see
+            if _refused(identity, where):  # the answer names no project it refused
                 return RecallResult.quiet(found, profile=profile.name, trigger=trigger)
             return quiet(found, trigger=trigger)
         hits = found
