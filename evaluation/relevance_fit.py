@@ -56,6 +56,9 @@ THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 19)]
 NEW_SUBJECT = [round(0.05 * i, 2) for i in range(8, 21)]  # 1.0: never on a later turn
 C = 1.0
 HARMFUL_LIMIT = 0.01
+# Routine coding injection a chosen bar may reach (#28's bound; the shipped working
+# profile's own routine_limit, 0.05, bounds the score mode's tuning).
+ROUTINE_LIMIT = 0.03
 COMPOSITE_TOLERANCE = 0.05
 METRICS = (
     "hit_rate",
@@ -179,7 +182,8 @@ def choose_bars(
     ``replays`` (every probe of each environment):
 
     1. only bars whose routine injection stays within the profile's ``routine_limit``
-       and whose share of harmful items stays within ``HARMFUL_LIMIT``, on every environment;
+       (at most ``ROUTINE_LIMIT``) and whose share of harmful items stays within
+       ``HARMFUL_LIMIT``, on every environment;
     2. of those, the ones whose mean composite is within ``COMPOSITE_TOLERANCE`` of the
        best (indistinguishable: about the half-width of the composite's 95% CI here);
     3. of those, the one that serves the most memory-needing turns (mean hit rate);
@@ -200,7 +204,8 @@ def choose_bars(
             mine = [m[name] for m in runs if name in m]
             if not mine:
                 continue
-            if max(m["routine_injection_rate"] for m in mine) > profiles[name].routine_limit:
+            limit = min(profiles[name].routine_limit, ROUTINE_LIMIT)
+            if max(m["routine_injection_rate"] for m in mine) > limit:
                 continue
             if max(m["harmful_rate"] for m in mine) > HARMFUL_LIMIT:
                 continue

@@ -1,16 +1,17 @@
 """Relevance: the calibrated probability that a candidate item helps with this prompt.
 
-The gate used to add a cosine and a share of shared words and hold the sum against a bar
-tuned on the team's own wording. Here every candidate is described by the same features
-(``FEATURES``: the cosine of the part that reads both texts, each model's cosine, lexical
-support both ways with stems and the
-cross-language bridge, normalised BM25, ranks in each leg, exact identifiers, the
-project relation, the item type, a memory cue, the prompt's shape, and where the item
-stands among the other candidates) and a logistic model fitted on data written neither by
-nor for any one memory (``evaluation/relevance_fit.py``; docs/read-path.md has what it
-was fitted on and its leave-one-environment-out numbers) turns them into a probability.
-So one scale holds on every memory: a profile's bar is a probability, and the injected
-items are ordered by it, not by RRF.
+The evidence score (``evidence.score``) adds a cosine and a share of shared words and
+holds the sum against a bar tuned on the team's own wording. Here every candidate is
+described by the same features (``FEATURES``: the cosine of the part that reads both
+texts, each model's cosine, cross-language terms, lexical support both ways with stems
+and the bridge, normalised BM25, ranks in each leg, exact identifiers, the project
+relation, the item type, a memory cue, the prompt's shape, and where the item stands
+among the other candidates) and a logistic model fitted on data written neither by nor
+for any one memory (``evaluation/relevance_fit.py``; docs/read-path.md, "Gate", has what
+it was fitted on and its leave-one-environment-out numbers) turns them into a
+probability: one scale on every memory. A profile in gate mode ``relevance`` holds it
+against its bar and orders the injected items by it (``gate.decide``); the inspector
+shows it in either mode.
 
 Contract:
 - ``features`` is a pure function of the prompt, the candidate list and the context
