@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.probes import Gold, Probe, Split, dump_probes
+from evaluation.turns import C, M, Q, R, S, script
 
 TZ = dt.timezone(dt.timedelta(hours=8))
 DEV_UNTIL = dt.date(2026, 9, 21)  # weeks 1-2 are dev; from this Monday on, test
@@ -55,46 +56,6 @@ OLD_CHART = ["chart-colours-amber"]
 NEW_CHART = ["chart-colours-teal", "plots-matplotlib"]
 
 
-def R(prompt: str, *follow: str) -> dict[str, Any]:
-    return {"kind": "routine", "prompt": prompt, "f": list(follow)}
-
-
-def Q(prompt: str, *follow: str) -> dict[str, Any]:
-    return {"kind": "status", "prompt": prompt, "f": list(follow)}
-
-
-def C(prompt: str, *follow: str) -> dict[str, Any]:
-    return {"kind": "chat", "prompt": prompt, "f": list(follow)}
-
-
-def M(
-    prompt: str,
-    n: list[str] | None = None,
-    h: list[str] | None = None,
-    x: list[str] | None = None,
-    tags: tuple[str, ...] = (),
-    f: tuple[str, ...] = (),
-    lang: str | None = None,
-) -> dict[str, Any]:
-    return {
-        "kind": "memory",
-        "prompt": prompt,
-        "n": n or [],
-        "h": h or [],
-        "x": x or [],
-        "tags": list(tags),
-        "f": list(f),
-        "lang": lang,
-    }
-
-
-def script(prompt: str) -> str:
-    """en, zh or mixed, from the characters of the prompt (digits and punctuation aside)."""
-    han = any("\u4e00" <= ch <= "\u9fff" for ch in prompt)
-    latin = any("a" <= ch.lower() <= "z" for ch in prompt)
-    return "mixed" if han and latin else "zh" if han else "en"
-
-
 def lang_tag(turn: dict[str, Any]) -> str | None:
     """``lang:<prompt>-><card>`` on memory turns (by hand), ``lang:<prompt>`` on the rest."""
     if turn["kind"] != "memory":
@@ -106,12 +67,6 @@ def lang_tag(turn: dict[str, Any]) -> str | None:
     if said != script(turn["prompt"]) or card not in ("en", "zh"):
         raise ValueError(f"lang {pair!r} does not fit {turn['prompt']!r}")
     return f"lang:{pair}"
-
-
-def S(
-    agent: str, start: str, turns: list[dict[str, Any]], project: str | None = None
-) -> dict[str, Any]:
-    return {"agent": agent, "start": start, "project": project, "turns": turns}
 
 
 SESSIONS = [

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.probes import Gold, Probe, Split, dump_probes
+from evaluation.turns import C, M, R, S, script
 
 TZ = dt.timezone(dt.timedelta(hours=8))
 DEV_UNTIL = dt.date(2026, 11, 16)  # weeks 1-2 are dev; from this Monday on, test
@@ -76,44 +77,6 @@ IMG_X = ["mitoscreen-data"]  # the archived screen's image folder vs the confoca
 PRIMER_X = ["mitoscreen-primers"]
 AB_IF_X = ["usp7-ko-ab-wb", "mitoscreen-tomm20"]
 AB_WB_X = ["usp7-ko-ab-if", "mitoscreen-tomm20"]
-
-
-def R(prompt: str, *follow: str) -> dict[str, Any]:
-    return {"kind": "routine", "prompt": prompt, "f": list(follow)}
-
-
-def C(prompt: str, *follow: str) -> dict[str, Any]:
-    return {"kind": "chat", "prompt": prompt, "f": list(follow)}
-
-
-def M(
-    prompt: str,
-    n: list[str],
-    h: list[str] | None = None,
-    x: list[str] | None = None,
-    tags: tuple[str, ...] = (),
-    f: tuple[str, ...] = (),
-) -> dict[str, Any]:
-    return {
-        "kind": "memory",
-        "prompt": prompt,
-        "n": n,
-        "h": h or [],
-        "x": x or [],
-        "tags": list(tags),
-        "f": list(f),
-    }
-
-
-def S(agent: str, start: str, turns: list[dict[str, Any]], project: str | None = None) -> dict:
-    return {"agent": agent, "start": start, "project": project, "turns": turns}
-
-
-def script(prompt: str) -> str:
-    """en, zh or mixed, from the characters of the prompt (digits and punctuation aside)."""
-    han = any("\u4e00" <= ch <= "\u9fff" for ch in prompt)
-    latin = any("a" <= ch.lower() <= "z" for ch in prompt)
-    return "mixed" if han and latin else "zh" if han else "en"
 
 
 def lang_tags(turn: dict[str, Any]) -> list[str]:

@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 
 from evaluation.probes import Gold, Probe, Split, dump_probes
+from evaluation.turns import C, M, R, script
 
 HERE = Path(__file__).parent
 TZ = dt.timezone(dt.timedelta(hours=8))
@@ -41,33 +42,6 @@ DEV_UNTIL = dt.date(2026, 11, 16)
 AGENTS = {"hermes": "full", "claude-code": "working", "codex": "working", "calendar": "personal"}
 CODING = {"claude-code", "codex"}
 CODE = "/home/maya/code"
-
-
-def R(prompt: str, *f: str) -> dict[str, Any]:
-    return {"kind": "routine", "prompt": prompt, "f": list(f)}
-
-
-def C(prompt: str, *f: str) -> dict[str, Any]:
-    return {"kind": "chat", "prompt": prompt, "f": list(f)}
-
-
-def M(
-    prompt: str,
-    n: list[str],
-    h: list[str] | None = None,
-    x: list[str] | None = None,
-    tags: tuple[str, ...] = (),
-    f: tuple[str, ...] = (),
-) -> dict[str, Any]:
-    return {
-        "kind": "memory",
-        "prompt": prompt,
-        "n": n,
-        "h": h or [],
-        "x": x or [],
-        "tags": list(tags),
-        "f": list(f),
-    }
 
 
 def S(
@@ -471,12 +445,6 @@ def load_cards() -> dict[str, dict[str, Any]]:
         meta["committed"] = dt.date.fromisoformat(commit_dir.split("_")[1])
         cards[meta["id"]] = meta
     return cards
-
-
-def script(text: str) -> str:
-    han = any("\u4e00" <= ch <= "\u9fff" for ch in text)
-    latin = any("a" <= ch.lower() <= "z" for ch in text)
-    return "mixed" if han and latin else "zh" if han else "en"
 
 
 def card_language(conclusion: str) -> str:
