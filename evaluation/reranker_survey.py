@@ -47,7 +47,6 @@ QUERIES = ROOT / "tests" / "data" / "bilingual_queries.jsonl"
 TOP = 30  # BM25 candidates reranked per LoCoMo question
 KS = (5, 10)
 RRF_K = 3
-_DIA_ID = re.compile(r"D\d+:\d+")
 _WORD = re.compile(r"[a-z0-9_]+|[\u3400-\u9fff]")
 
 
@@ -258,25 +257,19 @@ def demo_cards() -> dict[str, str]:
     }
 
 
-def load_locomo(path: Path) -> tuple[dict[str, str], list[tuple[str, list[str]]]]:
-    """Turns as "{speaker}: {text} [image: caption]" (as evaluation.locomo) and the
-    questions of categories 1-4 with evidence."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    turns: dict[str, str] = {}
-    for key, value in data.items():
-        if re.fullmatch(r"session_\d+", key):
-            for turn in value:
-                text = f"{turn['speaker']}: {turn['text']}"
-                if turn.get("blip_caption"):
-                    text += f" [image: {turn['blip_caption']}]"
-                turns[turn["dia_id"]] = text
-    questions = []
-    for qa in data.get("qa", []):
-        raw = qa.get("evidence") or []
-        evidence = list(dict.fromkeys(m for e in raw for m in _DIA_ID.findall(str(e))))
-        if qa.get("category") in (1, 2, 3, 4) and evidence:
-            questions.append((qa["question"], evidence))
-    return turns, questions
+def locomo_sets(files: list[Path]) -> list[dict[str, object]]:
+    """Each file's turns and questions (categories 1-4 with evidence), read by
+    ``evaluation.locomo.load_conversation``, as JSON for the children. Parent only."""
+    from evaluation.locomo import load_conversation
+
+    out: list[dict[str, object]] = []
+    for path in files:
+        conversation = load_conversation(path)
+        questions = [[q.question, q.evidence] for q in conversation.questions]
+        out.append(
+            {"path": str(path.resolve()), "turns": conversation.turns, "questions": questions}
+        )
+    return out
 
 
 def bilingual(scorer, cards: dict[str, str]) -> dict[str, dict[str, float]]:
@@ -308,14 +301,14 @@ def bilingual(scorer, cards: dict[str, str]) -> dict[str, dict[str, float]]:
 
 
 def locomo(
-    scorer, files: list[Path], first_stage: dict[str, list[list[str]]] | None = None
+    scorer, sets: list[dict], first_stage: dict[str, list[list[str]]] | None = None
 ) -> dict[str, float]:
     """Recall before and after reranking the top ``TOP`` of the first stage: this file's
     BM25, or the lists in ``first_stage`` (path -> per question, in question order)."""
     sums: dict[str, float] = defaultdict(float)
     n = 0
-    for path in files:
-        turns, questions = load_locomo(path)
+    for conversation in sets:
+        turns, questions = conversation["turns"], conversation["questions"]
         ids = list(turns)
         bm25 = Bm25([turns[i] for i in ids])
         for number, (question, evidence) in enumerate(questions):
@@ -324,7 +317,7 @@ def locomo(
                 order = np.argsort(-bm25.scores(question), kind="stable")[:TOP]
                 top = [ids[i] for i in order]
             else:
-                top = first_stage[str(path)][number][:TOP]
+                top = first_stage[conversation["path"]][number][:TOP]
             scores = np.asarray(scorer.score(question, [turns[i] for i in top]), dtype=float)
             after = [top[i] for i in np.argsort(-scores, kind="stable")]
             rank_after = {d: r for r, d in enumerate(after, 1)}
@@ -419,7 +412,7 @@ def latency(factory, cards: dict[str, str], threads: int, rounds: int = 40) -> d
 def measure(name: str, tasks: dict[str, object]) -> dict[str, object]:
     dist, factory = CANDIDATES[name]
     cards: dict[str, str] = tasks["cards"]  # type: ignore[assignment]
-    files = [Path(p) for p in tasks["locomo"]]  # type: ignore[union-attr]
+    sets: list[dict] = tasks["locomo"]  # type: ignore[assignment]
     baseline_rss = _rss_mb()
     try:
         model = factory(1)
@@ -443,12 +436,12 @@ def measure(name: str, tasks: dict[str, object]) -> dict[str, object]:
     if tasks.get("latency_only"):
         return row
     row["bilingual"] = bilingual(model, cards)
-    if files:
+    if sets:
         started = time.perf_counter()
-        row["locomo"] = locomo(model, files)
+        row["locomo"] = locomo(model, sets)
         row["locomo_s"] = round(time.perf_counter() - started, 1)
     if tasks.get("hybrid"):
-        row["locomo_hybrid"] = locomo(model, files, tasks["hybrid"])  # type: ignore[arg-type]
+        row["locomo_hybrid"] = locomo(model, sets, tasks["hybrid"])  # type: ignore[arg-type]
     return row
 
 
@@ -469,7 +462,7 @@ def main() -> None:
         return
     tasks: dict[str, object] = {
         "cards": demo_cards(),
-        "locomo": [str(p.resolve()) for p in args.locomo],
+        "locomo": locomo_sets(args.locomo),
         "latency_only": args.latency_only,
     }
     if args.hybrid and args.locomo and not args.latency_only:
