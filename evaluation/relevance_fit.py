@@ -324,8 +324,8 @@ def main() -> None:
 
 
 def _top(r: Candidates, k: int) -> Candidates:
-    """A LoCoMo question's first ``k`` fused candidates, features recomputed over them
-    would differ only in the gap features; kept as ranked for training."""
+    """A LoCoMo question's first ``k`` fused candidates, as recall would judge them (its
+    gap features still measured against the best of the 30 collected)."""
     return Candidates(r.group, r.key, r.ids[:k], r.x[:k], r.y[:k], r.meta)
 
 

@@ -104,6 +104,7 @@ def identifiers(text: str) -> frozenset[str]:
 
 def _row(prompt: Prompt, hit: Hit, context: Context, question: bool) -> list[float]:
     cos, trust = cosine(prompt, hit)
+    trusted = cos * trust
     n = len(prompt.words)
     item_text = f"{hit.l0} {hit.heading} {hit.text}"
     lex = lexical_support(prompt, hit)
@@ -127,7 +128,7 @@ def _row(prompt: Prompt, hit: Hit, context: Context, question: bool) -> list[flo
     same = context.project is not None and hit.project == context.project
     other = context.project is not None and hit.project not in (context.project, GLOBAL)
     return [
-        cos * trust,
+        trusted,
         1.0 - trust,
         first or last,
         last or first,
@@ -149,7 +150,7 @@ def _row(prompt: Prompt, hit: Hit, context: Context, question: bool) -> list[flo
         float(context.cued),
         float(question),
         math.log1p(n),
-        cross * cos * trust,
+        cross * trusted,
         cross * lex,
         0.0,  # cos_gap
         0.0,  # lex_gap
