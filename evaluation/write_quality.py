@@ -22,13 +22,16 @@ import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from evaluation import capture_sets
+from evaluation.capture_sets import CaptureScores, SessionLabel
+from evaluation.scripted_llm import llm_server
 from flows.verify import canonical
 from memory_repo.cards import render_card
 from memory_repo.history import commit
@@ -38,7 +41,7 @@ from memory_repo.registry import REGISTRY_FILE, render_registry
 from memory_repo.secrets import redact
 from memory_repo.store import evidence_sidecar, load_memory
 
-Expect = Literal["card", "supersede", "merge", "none"]
+Expect = Literal["card", "supersede", "merge", "none", "held"]
 CAPTURE_VARS = {
     "claude_code": "DOSE_MEM_CAPTURE_CLAUDE_DIR",
     "codex": "DOSE_MEM_CAPTURE_CODEX_DIR",
@@ -64,6 +67,11 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 class Label(BaseModel):
+    """``project``: where the item must be filed (capture sets); extra keys (``lang``)
+    are kept for the set's own counts."""
+
+    model_config = ConfigDict(extra="allow")
+
     id: str
     session: str
     kind: str
@@ -72,6 +80,7 @@ class Label(BaseModel):
     type: CardType | None = None
     target: str | None = None
     secret: str | None = None
+    project: str | None = None
 
 
 class SeedCard(BaseModel):
@@ -88,6 +97,8 @@ class WriteSet(BaseModel):
     cards: list[SeedCard] = Field(default_factory=list)
     splits: dict[str, list[str]] = Field(default_factory=dict)
     items: list[Label] = Field(default_factory=list)
+    sessions: list[SessionLabel] = Field(default_factory=list)
+    harness: list[str] = Field(default_factory=list)
 
 
 class CardRow(BaseModel):
@@ -125,6 +136,7 @@ class WriteReport(BaseModel):
     l1_with_session_id: list[str] = Field(default_factory=list)
     unreadable_ids: list[str] = Field(default_factory=list)
     secrets_on_disk: list[str] = Field(default_factory=list)
+    capture: CaptureScores | None = None
 
 
 def load_set(root: Path) -> WriteSet:
@@ -196,8 +208,11 @@ def secrets_on_disk(secrets: list[str], roots: list[Path], files: list[Path]) ->
     return hits
 
 
-def run_write_eval(write_set: WriteSet, work: Path | None = None) -> WriteReport:
-    """Ingest the set into a fresh seeded home and score what landed on disk."""
+def run_write_eval(
+    write_set: WriteSet, work: Path | None = None, oracle: bool = False
+) -> WriteReport:
+    """Ingest the set into a fresh seeded home and score what landed on disk; with
+    ``oracle``, through the labelled-facts distiller (``capture_sets.oracle``)."""
     from flows.ingest import ingest
 
     tmp = Path(work or tempfile.mkdtemp(prefix="dose-mem-write-eval-"))
@@ -211,13 +226,21 @@ def run_write_eval(write_set: WriteSet, work: Path | None = None) -> WriteReport
             shutil.copytree(src, dst)
         dst.mkdir(parents=True, exist_ok=True)
         env[var] = str(dst)
-    with _env(env):
+    names = capture_sets.materialise(write_set.root / "sessions", tmp / "sources")
+    with ExitStack() as stack:
+        if oracle:
+            server = stack.enter_context(llm_server())
+            server.responder = capture_sets.oracle(write_set.items)
+            env["DOSE_MEM_LLM_BASE_URL"] = server.url
+        stack.enter_context(_env(env))
         ingest(home=str(home))
-    report = score(write_set, home)
+    report = score(write_set, home, names)
     secrets = [i.secret for i in write_set.items if i.secret]
     hits = secrets_on_disk(secrets, [home], prefect_database_files())
     report.secrets_on_disk = [redact(h) for h in hits]
-    report.provider = "llm" if os.environ.get("DOSE_MEM_LLM_BASE_URL") else "rules"
+    report.provider = (
+        "oracle" if oracle else "llm" if os.environ.get("DOSE_MEM_LLM_BASE_URL") else "rules"
+    )
     return report
 
 
@@ -226,11 +249,13 @@ def _matches(label: Label, quote: str) -> bool:
     return a in b or (len(b) >= 8 and b in a)
 
 
-def _label_of(item: Item, labels: list[Label]) -> Label | None:
+def _label_of(item: Item, labels: list[Label], by_quote: bool = False) -> Label | None:
+    """The label of a card's first evidence: its session and quote, or (``by_quote``, for
+    sets whose session names are the agents' own ids) its quote alone."""
     for ev in item.evidence[:1]:
         session = _session_name(ev.session)
         for label in labels:
-            if label.session == session and _matches(label, ev.quote):
+            if (by_quote or label.session == session) and _matches(label, ev.quote):
                 return label
     return None
 
@@ -240,14 +265,15 @@ def _session_name(uuid: str) -> str:
     return uuid[4:6]
 
 
-def score(write_set: WriteSet, home: Path) -> WriteReport:
+def score(write_set: WriteSet, home: Path, names: dict[str, str] | None = None) -> WriteReport:
     memory = load_memory(home / "memory")
+    by_quote = bool(write_set.sessions)
     seeds = {c.id for c in write_set.cards}
     new = [i for i in memory.items.values() if i.id not in seeds and i.path and "/cards/" in i.path]
     report = WriteReport(set=write_set.root.name, provider="rules", all=Scores())
     session_ids = {ev.session for i in new for ev in i.evidence}
     for item in sorted(new, key=lambda i: i.id):
-        label = _label_of(item, write_set.items)
+        label = _label_of(item, write_set.items, by_quote)
         problems = [name for name, rx in L0_CHECKS.items() if rx.search(item.conclusion or "")]
         if _PROVENANCE.search(l1(item)) or any(s in item.body for s in session_ids):
             report.l1_with_session_id.append(item.id)
@@ -273,6 +299,18 @@ def score(write_set: WriteSet, home: Path) -> WriteReport:
         labels = [i for i in write_set.items if i.session in sessions]
         rows = [r for r in report.cards if r.session in sessions]
         report.splits[name] = _scores(labels, rows, new, sidecars)
+    if write_set.sessions:
+        report.capture = capture_sets.score(
+            write_set.items,
+            write_set.sessions,
+            write_set.harness,
+            report.cards,
+            {i.id: i for i in new},
+            home / "memory",
+            home / "state",
+            names or {},
+            _matches,
+        )
     return report
 
 
@@ -367,4 +405,6 @@ def render(report: WriteReport) -> str:
         "|---|---|---|---|",
         *[f"| {r.id} | {r.type} | {r.l0} | {r.label or '(none)'} |" for r in report.cards],
     ]
+    if report.capture is not None:
+        lines += capture_sets.render(report.capture)
     return "\n".join(lines) + "\n"

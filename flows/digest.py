@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from flows.capture.ledger import Pending
+from memory_repo.attribution import Attribution, attribute
 from memory_repo.models import GLOBAL, Registry
+from memory_repo.transcripts.transcript import Transcript
 
 _ERROR_CLASS = re.compile(r"\b([A-Z][A-Za-z]+(?:Error|Exception)|exit code \d+|timed? ?out)\b")
 
@@ -26,18 +27,25 @@ class DigestTurn(BaseModel):
 
 
 class Digest(BaseModel):
+    """``project`` is the session's project (``memory_repo.attribution``), or global when
+    none was found; ``filed`` says how it was found (``how``: cwd, named, personal, none)
+    and why, for the run summary."""
+
     key: str
     agent: str
     session: str
     cwd: str | None = None
     project: str = GLOBAL
+    project_names: list[str] = Field(default_factory=list)
+    how: str = "none"
+    why: str = ""
     turns: list[DigestTurn] = Field(default_factory=list)
     tools: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
 
     def render(self) -> str:
         """The prompt form: one block per turn, labelled so the model can cite its source."""
-        lines = [f"agent: {self.agent}", f"project (from cwd): {self.project}"]
+        lines = [f"agent: {self.agent}", f"project ({self.how}): {self.project}"]
         if self.tools:
             lines.append("tools used: " + ", ".join(self.tools))
         if self.errors:
@@ -47,28 +55,39 @@ class Digest(BaseModel):
         return "\n".join(lines)
 
 
-def project_for(cwd: str | None, registry: Registry) -> str:
-    """The registry project whose path is the longest prefix of ``cwd``; else global."""
-    if not cwd:
-        return GLOBAL
-    here = Path(cwd).expanduser()
-    best, best_len = GLOBAL, -1
-    for project in registry.projects:
-        for root in project.paths:
-            root_path = Path(root).expanduser()
-            if (here == root_path or root_path in here.parents) and len(root_path.parts) > best_len:
-                best, best_len = project.id, len(root_path.parts)
-    return best
+def is_personal(agent: str, source: str | None, personal_agents: list[str]) -> bool:
+    """An agent (or agent:source) the settings name as a personal agent."""
+    return agent in personal_agents or (
+        source is not None and f"{agent}:{source}" in personal_agents
+    )
 
 
-def digest(item: Pending, registry: Registry) -> Digest:
+def attribution(t: Transcript, registry: Registry, personal_agents: list[str]) -> Attribution:
+    """The session's project by the one rule, on the person's own words in the whole
+    session (a later part of a grown session is filed like its start)."""
+    words = "\n".join(turn.text for turn in t.turns if turn.role == "user")
+    return attribute(
+        registry,
+        cwd=t.cwd,
+        repo_root=t.repo_root,
+        words=words,
+        personal=is_personal(t.agent, t.source, personal_agents),
+    )
+
+
+def digest(item: Pending, registry: Registry, personal_agents: list[str] | None = None) -> Digest:
     t = item.transcript
+    filed = attribution(t, registry, personal_agents or [])
+    project = registry.get(filed.project) if filed.project else None
     out = Digest(
         key=t.key,
         agent=t.agent,
         session=t.session_id,
         cwd=t.cwd,
-        project=project_for(t.cwd, registry),
+        project=project.id if project else GLOBAL,
+        project_names=project.names if project else [],
+        how=filed.how,
+        why=filed.why,
     )
     turns = list(enumerate(t.turns))[item.start :]
     for pos, (n, turn) in enumerate(turns):

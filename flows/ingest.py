@@ -29,15 +29,17 @@ from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
 from pydantic import BaseModel, Field
 
-from flows import append, judge, neighbours, prescreen, rules, task_events, verify
+from flows import append, filing, judge, neighbours, prescreen, rules, task_events, verify
 from flows import digest as digest_step
 from flows import distill as distill_step
-from flows.capture import ledger, sources
+from flows.capture import ledger, listing, sources
 from flows.capture.ledger import Pending
+from flows.capture.sources import Found
 from flows.digest import Digest
 from flows.facts import Candidate, Decision, Fact, Neighbour
 from flows.lock import ingest_lock
 from flows.reindex import refresh_index
+from memory_repo import held as held_store
 from memory_repo import ingest_runs
 from memory_repo.bootstrap import has_memory, init_memory
 from memory_repo.index.embedders import Embedder, make_embedder
@@ -65,20 +67,26 @@ class RunSummary(BaseModel):
     cards_written: int = 0
     evidence_appended: int = 0
     commit: str | None = None
+    held: int = 0
+    sessions: list[ingest_runs.SessionRecord] = Field(default_factory=list)
     task_events: int = 0
     task_results_offered: int = 0
     task_pages_commit: str | None = None
 
 
 @task(cache_policy=NO_CACHE)
-def capture(settings: Settings, now: dt.datetime) -> list[Pending]:
+def capture(settings: Settings, now: dt.datetime) -> tuple[list[Pending], list[Found]]:
+    """The sessions to read now (new ones whole, grown ones from their new part) and
+    every session found, with why each of the others is not read."""
+    found = sources.survey(settings, now)
     entries = ledger.load(settings.state_path / "ledger.json")
-    return ledger.pending(sources.ended_transcripts(settings, now), entries)
+    ended = [f.transcript for f in found if f.ended and f.transcript is not None]
+    return ledger.pending(ended, entries), found
 
 
 @task(cache_policy=NO_CACHE)
-def digest(item: Pending, registry: Registry) -> Digest:
-    return digest_step.digest(item, registry)
+def digest(item: Pending, registry: Registry, personal_agents: list[str]) -> Digest:
+    return digest_step.digest(item, registry, personal_agents)
 
 
 @task(cache_policy=NO_CACHE)
@@ -239,22 +247,33 @@ def ingest(home: str | None = None) -> RunSummary:
         embedder = make_embedder(settings)
         reindex(settings, embedder)
         now = dt.datetime.now(dt.UTC)
-        items = capture(settings, now)
+        items, found = capture(settings, now)
         summary.sessions_read = len(items)
         digests, candidates, failed = _distil_sessions(items, settings, summary)
         summary.task_events, journal_events = session_task_events(settings, digests, now)
         offered, offered_tasks = task_results(settings, journal_events)
         summary.task_results_offered = len(offered)
-        decided = _decide(candidates + offered, settings, embedder, summary, failed)
+        by_key = {d.key: d for d in digests}
+        decided, held = _decide(candidates + offered, by_key, settings, embedder, summary, failed)
         summary.sessions_failed = sorted(failed)
+        summary.sessions = listing.records(
+            found,
+            {i.transcript.key for i in items},
+            failed,
+            load_memory(settings.memory_path).registry,
+            settings.capture_personal_agents,
+        )
         summary.decisions = dict(Counter(d.action for _, d in decided))
+        summary.held = hold(settings, summary.run_id, held, by_key)
         _write(items, decided, failed, settings, embedder, summary)
         if not failed & {_session_key(c) for c in offered}:
             task_events.mark_proposed(settings.tasks_path, offered_tasks)
         summary.task_pages_commit = task_pages(settings, now)
-    get_run_logger().info("ingest %s: %s", summary.run_id, summary.model_dump_json())
+    get_run_logger().info(
+        "ingest %s: %s", summary.run_id, summary.model_dump_json(exclude={"sessions"})
+    )
     _artifacts(summary, decided)
-    _record(settings, summary, decided)
+    _record(settings, summary, decided, held)
     return summary
 
 
@@ -275,7 +294,7 @@ def _distil_sessions(
     candidates: list[Candidate] = []
     failed: set[str] = set()
     for item in items:
-        d = digest(item, registry)
+        d = digest(item, registry, settings.capture_personal_agents)
         digests.append(d)
         try:
             facts = distil_with_retries(d, settings, registry)
@@ -296,16 +315,21 @@ def _distil_sessions(
 
 def _decide(
     candidates: list[Candidate],
+    digests: dict[str, Digest],
     settings: Settings,
     embedder: Embedder,
     summary: RunSummary,
     failed: set[str],
-) -> list[tuple[Candidate, Decision]]:
-    """Pre-screen, fold this run's duplicates, find neighbours and judge. A judge that
-    fails after its retries adds the judged sessions to ``failed`` and decides nothing
-    for them; pre-screen rejections of sessions that did not fail are decisions too."""
+) -> tuple[list[tuple[Candidate, Decision]], list[tuple[Candidate, str]]]:
+    """Pre-screen, file under projects, fold this run's duplicates, find neighbours and
+    judge: the decisions, and the facts held for want of a project (``flows/filing.py``).
+    A judge that fails after its retries adds the judged sessions to ``failed`` and
+    decides nothing for them; pre-screen rejections of sessions that did not fail are
+    decisions too."""
     kept, rejected = screen(candidates)
     summary.prescreen_rejected = len(rejected)
+    registry = load_memory(settings.memory_path).registry
+    kept, held = filing.file_all(kept, digests, registry)
     kept = fold_duplicates(kept)
     near = find_neighbours(kept, settings, embedder)
     try:
@@ -322,7 +346,31 @@ def _decide(
         for c, r in rejected
         if _session_key(c) not in failed
     ]
-    return decided
+    return decided, [(c, why) for c, why in held if _session_key(c) not in failed]
+
+
+def hold(
+    settings: Settings, run_id: str, held: list[tuple[Candidate, str]], digests: dict[str, Digest]
+) -> int:
+    """Keep the held facts under state (``memory_repo.held``); the number held."""
+    now = dt.datetime.now(dt.UTC)
+    facts = [
+        held_store.HeldFact(
+            key=held_store.fact_key(c.agent, c.session, c.fact.quote),
+            run=run_id,
+            at=c.at or now,
+            agent=c.agent,
+            session=c.session,
+            cwd=(digests.get(_session_key(c)) or Digest(key="", agent="", session="")).cwd,
+            type=str(c.fact.type),
+            statement=c.fact.statement,
+            quote=c.fact.quote,
+            reason=why,
+        )
+        for c, why in held
+    ]
+    held_store.add(settings.state_path, facts)
+    return len(facts)
 
 
 def _write(
@@ -355,9 +403,14 @@ def _write(
 
 
 def _record(
-    settings: Settings, summary: RunSummary, decided: list[tuple[Candidate, Decision]]
+    settings: Settings,
+    summary: RunSummary,
+    decided: list[tuple[Candidate, Decision]],
+    held: list[tuple[Candidate, str]],
 ) -> None:
-    """The run's decisions under state, for the inspector (``memory_repo.ingest_runs``)."""
+    """The run's decisions, held facts and sessions under state, for the inspector and
+    ``dose-mem sessions`` (``memory_repo.ingest_runs``); unchanged sessions are counted."""
+    unchanged = Counter(r.agent for r in summary.sessions if r.status == "unchanged")
     ingest_runs.save(
         settings.state_path,
         ingest_runs.RunRecord(
@@ -374,9 +427,22 @@ def _record(
                     reason=d.reason,
                     agent=c.agent,
                     session=c.session,
+                    project=c.fact.project,
                 )
                 for c, d in decided
+            ]
+            + [
+                ingest_runs.DecisionRecord(
+                    statement=c.fact.statement,
+                    action="hold",
+                    reason=why,
+                    agent=c.agent,
+                    session=c.session,
+                )
+                for c, why in held
             ],
+            sessions=[r for r in summary.sessions if r.status != "unchanged"],
+            unchanged=dict(unchanged),
         ),
     )
 
@@ -401,6 +467,7 @@ def _artifacts(summary: RunSummary, decided: list[tuple[Candidate, Decision]]) -
                 f"| cards written | {summary.cards_written} |",
                 f"| evidence appended | {summary.evidence_appended} |",
                 f"| commit | {summary.commit or 'none (nothing new)'} |",
+                f"| facts held (project unknown) | {summary.held} |",
                 f"| task events from sessions | {summary.task_events} |",
                 f"| task results offered | {summary.task_results_offered} |",
                 f"| task pages commit | {summary.task_pages_commit or 'none (unchanged)'} |",

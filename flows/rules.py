@@ -13,6 +13,7 @@ import re
 from flows.card_text import clean_statement
 from flows.digest import Digest
 from flows.facts import Candidate, Decision, Fact, Neighbour
+from memory_repo.attribution import mentions
 from memory_repo.index.tokenize import content_words, tokens
 from memory_repo.models import GLOBAL, CardType
 from memory_repo.secrets import has_secret
@@ -158,7 +159,7 @@ def distill(digest: Digest) -> list[Fact]:
                     if facts:
                         facts.pop()
                     continue
-                if _QUESTION.search(sentence) or not _worth(sentence, digest.project):
+                if _QUESTION.search(sentence) or not _worth(sentence, digest):
                     continue
                 facts.append(
                     Fact(
@@ -172,13 +173,13 @@ def distill(digest: Digest) -> list[Fact]:
     return facts
 
 
-def _worth(sentence: str, project: str) -> bool:
+def _worth(sentence: str, digest: Digest) -> bool:
+    """A cue word, or a clear fact shape naming the session's project (any of its names)."""
     if CUE.search(sentence):
         return True
-    named = project != GLOBAL and re.search(
-        rf"(?<![\w-]){re.escape(project)}(?![\w-])", sentence, _I
-    )
-    return bool(named) and any(shape.search(sentence) for shape in _SHAPES)
+    names = [n for n in digest.project_names or [digest.project] if n != GLOBAL]
+    named = any(mentions(sentence, name) for name in names)
+    return named and any(shape.search(sentence) for shape in _SHAPES)
 
 
 def type_of(sentence: str) -> CardType:

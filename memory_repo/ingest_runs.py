@@ -29,12 +29,34 @@ _TRAILER = re.compile(rf"^({RUN_TRAILER}|{ROLLBACK_TRAILER}): (\S+)\s*$", re.M)
 
 
 class DecisionRecord(BaseModel):
+    """``action``: promote, merge, supersede, reject, or hold (a project fact whose
+    project is unknown, kept in ``memory_repo.held``); ``project``: where it was filed."""
+
     statement: str
     action: str
     target: str | None = None
     reason: str
     agent: str
     session: str
+    project: str | None = None
+
+
+class SessionRecord(BaseModel):
+    """A session a run found. ``status``: read, failed, skipped (``reason`` says why: a
+    sub-agent, too few turns, unreadable), waiting (still open) or unchanged; for a
+    read session, the project it was filed under, ``how`` (cwd, symlink, worktree,
+    repo_root, named, personal, none) and ``why`` in words."""
+
+    agent: str
+    session: str
+    path: str = ""
+    cwd: str | None = None
+    status: str
+    reason: str = ""
+    project: str | None = None
+    how: str | None = None
+    why: str | None = None
+    parts: list[str] = Field(default_factory=list)
 
 
 class RunRecord(BaseModel):
@@ -43,6 +65,8 @@ class RunRecord(BaseModel):
     finished: dt.datetime
     sessions_read: int = 0
     decisions: list[DecisionRecord] = Field(default_factory=list)
+    sessions: list[SessionRecord] = Field(default_factory=list)
+    unchanged: dict[str, int] = Field(default_factory=dict)
     commit: str | None = None
 
 

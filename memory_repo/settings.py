@@ -97,6 +97,9 @@ class Settings(BaseSettings):
 
     capture_idle_minutes: float = 30.0
     capture_min_user_turns: int = 3
+    # Agents whose sessions with no project go to the personal project (docs/capture.md,
+    # "Project attribution"): an agent name (``mail``) or agent:source (``hermes:telegram``).
+    capture_personal_agents: list[str] = Field(default_factory=list)
 
     @property
     def memory_path(self) -> Path:

@@ -1,8 +1,9 @@
 """Which project a prompt is about, and which items the agent may see for it.
 
-Resolution order (docs/read-path.md, "Scope"): an explicit project wins; else the cwd,
-mapped through the registry's path roots by the longest matching prefix; else a prompt
-naming exactly one project; else none (global memory only). The visible set is then the
+Resolution order (docs/read-path.md, "Scope"): an explicit project wins; else the rule
+the write path files sessions by (``memory_repo.attribution``): the cwd, mapped through
+the registry's path roots, then a prompt naming exactly one project; else none (global
+memory only). The visible set is then the
 intersection of the token's projects and the profile's scope, expressed as a query
 prefilter.
 """
@@ -10,10 +11,9 @@ prefilter.
 from __future__ import annotations
 
 import datetime as dt
-import posixpath
-import re
 from dataclasses import dataclass
 
+from memory_repo.attribution import attribute
 from memory_repo.index.scope import Prefilter, ScopeClause
 from memory_repo.models import GLOBAL, CardType, ProjectKind, Registry
 from profiles.model import Profile, ScopeKind
@@ -33,47 +33,15 @@ def allowed(identity: Identity, project: str) -> bool:
 def resolve_project(
     registry: Registry, *, project: str | None, cwd: str | None, prompt: str
 ) -> Resolution:
+    """An explicit project wins; else the write path's rule (``memory_repo.attribution``):
+    the cwd (as written, through symlinks, a worktree's main checkout), then a prompt
+    naming exactly one project. ``how`` is ``explicit``, ``cwd``, ``prompt`` or ``none``."""
     if project:
         return Resolution(project if registry.get(project) else None, "explicit")
-    if cwd and (found := project_for_cwd(registry, cwd)):
-        return Resolution(found, "cwd")
-    named = projects_named_in(registry, prompt)
-    if len(named) == 1:
-        return Resolution(named[0], "prompt")
-    return Resolution(None, "none")
-
-
-def project_for_cwd(registry: Registry, cwd: str) -> str | None:
-    """Longest registry root that contains ``cwd``, compared by whole path components."""
-    here = posixpath.normpath(cwd)
-    best: tuple[int, str] | None = None
-    for proj in registry.projects:
-        for root in proj.paths:
-            base = posixpath.normpath(root)
-            if (here == base or here.startswith(base.rstrip("/") + "/")) and (
-                best is None or len(base) > best[0]
-            ):
-                best = (len(base), proj.id)
-    return best[1] if best else None
-
-
-def projects_named_in(registry: Registry, prompt: str) -> list[str]:
-    """Projects whose name, id, alias or nickname occurs in the prompt as a whole word."""
-    text = prompt.casefold()
-    hits = []
-    for proj in registry.projects:
-        for name in proj.names:
-            needle = name.casefold().strip()
-            if needle and _mentions(text, needle):
-                hits.append(proj.id)
-                break
-    return hits
-
-
-def _mentions(text: str, needle: str) -> bool:
-    if not needle.isascii():
-        return needle in text
-    return re.search(rf"(?<![\w-]){re.escape(needle)}(?![\w-])", text) is not None
+    found = attribute(registry, cwd=cwd, words=prompt)
+    if found.project is None:
+        return Resolution(None, "none")
+    return Resolution(found.project, "prompt" if found.how == "named" else "cwd")
 
 
 def prefilter_for(

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from memory_repo.attribution import locate, projects_named_in
 from memory_repo.index.tokenize import content_words, is_cjk
 from memory_repo.models import Project, ProjectKind, Registry
 from memory_repo.tasks import journal
@@ -25,7 +26,7 @@ from memory_repo.tasks.fold import fold, live
 from memory_repo.tasks.model import Task, TaskEvent
 from profiles.model import Profile, ScopeKind
 from recall_api.models import Identity
-from recall_api.scoping import allowed, project_for_cwd, projects_named_in
+from recall_api.scoping import allowed
 
 # A word of the prompt that looks like a name of a run (r3, v2, test_grid, eval-7): if
 # it names no visible task, the question is about a task we never heard of.
@@ -71,7 +72,7 @@ class TaskBoard:
         one naming a task outside the token's projects likewise."""
 
         def project_of(cwd: str | None) -> str | None:
-            return project_for_cwd(registry, cwd) if cwd else None
+            return locate(registry, cwd).project if cwd else None
 
         where = project_of(report.working_dir())
         if where is not None and not allowed(identity, where):

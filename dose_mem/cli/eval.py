@@ -129,9 +129,18 @@ def write(
     ],
     out: Annotated[Path | None, typer.Option(help="Also write report.md and report.json.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report.")] = False,
+    oracle: Annotated[
+        bool,
+        typer.Option(
+            "--oracle",
+            help="Distil with a labelled-facts oracle filing everything as global "
+            "(measures filing on every labelled fact).",
+        ),
+    ] = False,
 ) -> None:
     """Ingest a labelled set into a fresh seeded home; print precision, recall, slipped
-    kinds, supersede/merge correctness, L0 checks and secrets found on disk."""
+    kinds, supersede/merge correctness, L0 checks and secrets found on disk, and for a
+    capture set, filing under projects, held facts, harness text and every session."""
     if not (set_dir / "labels.yaml").is_file() or not (set_dir / "seed.yaml").is_file():
         typer.echo(f"{set_dir} is not a write-quality set (labels.yaml, seed.yaml)", err=True)
         raise typer.Exit(2)
@@ -139,7 +148,7 @@ def write(
     from evaluation.write_quality import load_set, render, run_write_eval
 
     try:
-        report = run_write_eval(load_set(set_dir))
+        report = run_write_eval(load_set(set_dir), oracle=oracle)
     except (DoseMemError, ValueError) as exc:
         typer.echo(f"write evaluation failed: {str(exc).splitlines()[0]}", err=True)
         raise typer.Exit(1) from exc

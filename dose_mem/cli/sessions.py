@@ -1,4 +1,6 @@
-"""``dose-mem sessions add FILE --agent NAME``: push an ended transcript for the next ingest."""
+"""``dose-mem sessions``: what capture finds in each agent's history and the project each
+session is filed under (``list``, the default); ``held``: facts waiting for a project;
+``add FILE --agent NAME``: push an ended transcript for the next ingest."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import typer
 from dose_mem.cli.context import settings
 from memory_repo.errors import DoseMemError
 
-sessions_app = typer.Typer(help="Transcripts pushed by agents.", no_args_is_help=True)
+sessions_app = typer.Typer(
+    help="Agents' sessions: what capture finds, facts held, transcripts pushed."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -38,3 +42,76 @@ def add(
         raise typer.Exit(2) from exc
     state = "stored" if stored.new else "already stored"
     typer.echo(f"{state}: {stored.path} ({stored.format}, {stored.bytes} bytes)")
+
+
+@sessions_app.callback(invoke_without_command=True)
+def default(ctx: typer.Context) -> None:
+    """With no sub-command: ``list``."""
+    if ctx.invoked_subcommand is None:
+        list_sessions(agent=None, all_sessions=False, as_json=False)
+
+
+@sessions_app.command("list")
+def list_sessions(
+    agent: Annotated[str | None, typer.Option("--agent", help="Only this agent.")] = None,
+    all_sessions: Annotated[
+        bool, typer.Option("--all", help="Also the sessions ingested before.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+) -> None:
+    """Per agent: sessions found, to read, skipped or waiting (with why), and the project
+    each is filed under and why. Reads no session for facts and writes nothing."""
+    from collections import Counter
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from flows.capture.listing import list_sessions as survey
+
+    found = [r for r in survey(settings()) if agent in (None, r.agent)]
+    if as_json:
+        for r in found:
+            typer.echo(r.model_dump_json())
+        return
+    counts = Counter((r.agent, r.status) for r in found)
+    agents = sorted({r.agent for r in found})
+    statuses = ["to read", "unchanged", "skipped", "waiting"]
+    summary = Table("agent", "found", *statuses, title="sessions by agent")
+    for name in agents:
+        row = [str(counts[(name, s)]) for s in statuses]
+        summary.add_row(name, str(sum(counts[(name, s)] for s in statuses)), *row)
+    console = Console()
+    console.print(summary)
+    shown = [r for r in found if all_sessions or r.status != "unchanged"]
+    table = Table("agent", "session", "status", "project", "why / reason")
+    for r in shown:
+        why = r.reason or r.why or ""
+        joined = f" (+{len(r.parts)} joined)" if r.parts else ""
+        table.add_row(r.agent, r.session[:36] + joined, r.status, r.project or "", why)
+    if shown:
+        console.print(table)
+
+
+@sessions_app.command("held")
+def held_facts(
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+) -> None:
+    """Facts held for want of a project: each with its session and why. Register the
+    project's path (or name it in the session) and they can be filed."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from memory_repo import held
+
+    facts = held.read(settings().state_path)
+    if as_json:
+        for f in facts:
+            typer.echo(f.model_dump_json())
+        return
+    if not facts:
+        typer.echo("no facts held")
+        return
+    table = Table("when", "agent", "session", "type", "statement", "why held")
+    for f in facts:
+        table.add_row(f"{f.at:%Y-%m-%d}", f.agent, f.session[:24], f.type, f.statement, f.reason)
+    Console(width=200).print(table)

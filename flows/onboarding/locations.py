@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from flows.digest import project_for
+from memory_repo.attribution import locate
 from memory_repo.models import GLOBAL, Registry
 from memory_repo.settings import Settings
 
@@ -59,7 +59,7 @@ def claude_slug(path: str | Path) -> str:
 
 
 def project_of(path: Path, registry: Registry) -> str:
-    return project_for(str(path.parent), registry)
+    return locate(registry, str(path.parent)).project or GLOBAL
 
 
 def default_files(agent: str, settings: Settings, registry: Registry) -> list[MemoryFile]:
@@ -91,7 +91,7 @@ def default_files(agent: str, settings: Settings, registry: Registry) -> list[Me
                 add(root / name, "instructions")
             for path in sorted((root / ".claude" / "rules").glob("*.md")):
                 add(path, "instructions")
-        slugs = {claude_slug(root): project_for(str(root), registry) for root in roots}
+        slugs = {claude_slug(root): locate(registry, str(root)).project or GLOBAL for root in roots}
         for folder in sorted((home / "projects").glob("*/memory")):
             for path in sorted(folder.glob("*.md")):
                 add(path, "memory", project=slugs.get(folder.parent.name, GLOBAL))

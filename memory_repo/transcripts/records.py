@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,18 +34,24 @@ def parse_time(value: Any) -> dt.datetime | None:
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     """Objects of a JSON-lines file; a corrupt line is logged with its place and skipped."""
     with path.open("rb") as fh:
-        for n, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                log.warning("skipping corrupt line %s:%d: %s", path, n, exc)
-                continue
-            if not isinstance(obj, dict):
-                log.warning("skipping line %s:%d: not a JSON object", path, n)
-                continue
-            yield obj
+        yield from parse_jsonl(fh, path)
+
+
+def parse_jsonl(raw_lines: Iterable[bytes], where: Path | str) -> Iterator[dict[str, Any]]:
+    """Objects of JSON lines given as bytes (a file or a decompressed stream); a corrupt
+    line is logged as ``<where>:<line number>`` and skipped."""
+    for n, raw in enumerate(raw_lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            log.warning("skipping corrupt line %s:%d: %s", where, n, exc)
+            continue
+        if not isinstance(obj, dict):
+            log.warning("skipping line %s:%d: not a JSON object", where, n)
+            continue
+        yield obj
 
 
 def text_of(content: Any, kinds: tuple[str, ...] = ("text", "input_text", "output_text")) -> str:

@@ -30,11 +30,26 @@ class Turn(BaseModel):
 
 
 class Transcript(BaseModel):
-    """One agent session, normalised; ``path`` is where it was read from (for messages)."""
+    """One agent session, normalised; ``path`` is where it was read from (for messages).
+
+    ``repo_root`` is the git repository root the agent recorded for ``cwd`` (Hermes keeps
+    it), ``source`` where the session came from when the agent says (``cli``,
+    ``telegram`` ...), ``title`` the agent's title for it, ``parent`` the session it was
+    started from. ``parts`` lists the ids of continuations joined into this session (a
+    Hermes compression split). A reader that finds a session whose turns are not the
+    person's (a delegated sub-agent's, a Claude Code sidechain) still returns it, with
+    ``skip`` saying why, so capture can count it instead of losing it silently.
+    """
 
     session_id: str
     agent: str
     cwd: str | None = None
+    repo_root: str | None = None
+    source: str | None = None
+    title: str | None = None
+    parent: str | None = None
+    parts: list[str] = Field(default_factory=list)
+    skip: str | None = None
     started: dt.datetime | None = None
     ended: dt.datetime | None = None
     turns: list[Turn] = Field(default_factory=list)

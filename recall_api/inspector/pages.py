@@ -1,7 +1,8 @@
 """The inspector's routes under /ui: server-rendered Jinja2 pages, plain forms, no script.
 
 Pages: Dose (what every agent would receive for a prompt), Cards (and one card), Log
-(recent recalls and searches), Write path (ingest runs, their decisions, rollback).
+(recent recalls and searches), Write path (ingest runs, their decisions and sessions,
+facts held for want of a project, rollback).
 Access and the cookie scheme: ``inspector/auth.py`` and docs/inspector.md.
 """
 
@@ -18,6 +19,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from memory_repo import held
 from memory_repo.errors import DoseMemError
 from profiles.proposals import load_run
 from recall_api.deps import ServicesDep
@@ -214,7 +216,12 @@ def profiles_page(request: Request, svc: ServicesDep, _: AdminDep) -> HTMLRespon
 def runs_page(request: Request, svc: ServicesDep, _: AdminDep) -> HTMLResponse:
     rows, problems = views.runs(svc)
     return page(
-        request, "runs.html", rows=rows, problems=problems, can_roll_back=svc.rollback is not None
+        request,
+        "runs.html",
+        rows=rows,
+        problems=problems,
+        held=held.read(svc.settings.state_path),
+        can_roll_back=svc.rollback is not None,
     )
 
 

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from dose_mem.cli.main import app
 from evaluation.metrics import METRICS
 from evaluation.probes import Split, load_probes
+from evaluation.scripted_llm import Reply, llm_server, tool_answer
 from tests.evaluation.cli import eval_json
-from tests.llm_server import Reply, llm_server, tool_answer
 
 
 def test_eval_run_gold_prints_one_json_object_and_writes_the_report(

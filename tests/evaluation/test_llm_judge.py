@@ -12,12 +12,12 @@ from typing import Any
 from evaluation.environment import load_environment
 from evaluation.judges import Label
 from evaluation.llm_judge import LLMJudge, candidates_for
+from evaluation.scripted_llm import Reply, llm_server, tool_answer
 from evaluation.systems import InjectedCard, Injection
 from memory_repo.layers import l0
 from memory_repo.settings import get_settings
 from memory_repo.store import load_memory
 from tests.evaluation.tiny_env import FOLLOW_UP
-from tests.llm_server import Reply, llm_server, tool_answer
 
 
 def _candidates(text: str) -> dict[str, list[str]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from prefect.testing.utilities import prefect_test_harness
 
-sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/llm_server.py, shared with others
+sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/flows/ingest_home.py, adopt_home.py
 
 from ingest_home import Home
 

@@ -8,6 +8,13 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).parents[1] / "data" / "transcripts"
+# Hermes' state.db as early versions made it (no cwd, parent, model_config, active, title).
+OLD_HERMES_SCHEMA = (
+    "CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL,"
+    " ended_at REAL, end_reason TEXT);"
+    "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT,"
+    " role TEXT, content TEXT, tool_name TEXT, tool_calls TEXT, timestamp REAL);"
+)
 SOURCES = {
     "claude_code": "DOSE_MEM_CAPTURE_CLAUDE_DIR",
     "codex": "DOSE_MEM_CAPTURE_CODEX_DIR",

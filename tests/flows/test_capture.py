@@ -10,11 +10,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from ingest_home import OLD_HERMES_SCHEMA
 from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
 from flows.capture import ledger, sources
-from flows.digest import project_for
+from memory_repo.attribution import locate
 from memory_repo.inbox import BadTranscript, add_session, inbox_transcripts
 from memory_repo.models import Project, Registry
 from memory_repo.settings import get_settings
@@ -70,12 +71,7 @@ def test_hermes_jsonl_and_state_db_read_the_same_words(tmp_path: Path) -> None:
     assert "以后周报一律用中文写，技术名词保留英文。" in _users(from_jsonl)
     db = tmp_path / "state.db"
     conn = sqlite3.connect(db)
-    conn.executescript(
-        "CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL,"
-        " ended_at REAL, end_reason TEXT);"
-        "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT,"
-        " role TEXT, content TEXT, tool_name TEXT, tool_calls TEXT, timestamp REAL);"
-    )
+    conn.executescript(OLD_HERMES_SCHEMA)
     conn.execute(
         "INSERT INTO sessions VALUES (?, 'cli', 1763240400, 1763240600, 'idle')", (path.stem,)
     )
@@ -177,7 +173,7 @@ def test_cwd_maps_to_the_deepest_registered_project() -> None:
             Project(id="atlas-docs", name="Atlas docs", paths=["/home/ada/proj/atlas/docs"]),
         ]
     )
-    assert project_for("/home/ada/proj/atlas/src", registry) == "atlas"
-    assert project_for("/home/ada/proj/atlas/docs/api", registry) == "atlas-docs"
-    assert project_for("/home/ada/proj/atlas-old", registry) == "global"
-    assert project_for(None, registry) == "global"
+    assert locate(registry, "/home/ada/proj/atlas/src").project == "atlas"
+    assert locate(registry, "/home/ada/proj/atlas/docs/api").project == "atlas-docs"
+    assert locate(registry, "/home/ada/proj/atlas-old").project is None
+    assert locate(registry, None).how == "none"

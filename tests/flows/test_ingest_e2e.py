@@ -106,9 +106,7 @@ def test_a_grown_session_is_ingested_only_for_its_new_part(harness, home) -> Non
             "timestamp": f"2026-11-12T09:0{i}:00.000Z",
             "message": {"role": "user", "content": text},
         }
-        for i, text in enumerate(
-            ["Back again.", "Never squash merge the release branch.", "Thanks."]
-        )
+        for i, text in enumerate(["Back again.", "Never squash merge a shared branch.", "Thanks."])
     ]
     with path.open("a", encoding="utf-8") as fh:
         fh.writelines(json.dumps(m) + "\n" for m in more)
@@ -116,4 +114,4 @@ def test_a_grown_session_is_ingested_only_for_its_new_part(harness, home) -> Non
     assert second.sessions_read == 1 and second.facts_distilled == 1
     assert second.decisions == {"promote": 1}
     conclusions = {i.conclusion for i in load_memory(home.memory).items.values()}
-    assert "Never squash merge the release branch." in conclusions and len(conclusions) == 2
+    assert "Never squash merge a shared branch." in conclusions and len(conclusions) == 2

@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from llm_server import LLMServer, Reply, llm_server, scripted, tool_answer, tool_name
 
+from evaluation.scripted_llm import LLMServer, Reply, llm_server, scripted, tool_answer, tool_name
 from flows.digest import Digest, DigestTurn
 from flows.distill import distill
 from flows.ingest import ingest

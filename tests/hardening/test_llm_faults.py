@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/llm_server.py
-from llm_server import LLMServer, Reply, llm_server, tool_answer, tool_name
-
+from evaluation.scripted_llm import LLMServer, Reply, llm_server, tool_answer, tool_name
 from flows.ingest import ingest
 from memory_repo.store import load_memory
 

@@ -250,6 +250,9 @@ def test_the_write_path_shows_decisions_and_rolls_a_run_back_after_confirming(
     run = browser.find_element(By.CSS_SELECTOR, f"section.run[data-run='{inspected.run_id}']")
     decisions = run.find_element(By.CSS_SELECTOR, "table.decisions").text
     assert "promote" in decisions
+    sessions = run.find_elements(By.CSS_SELECTOR, "table.sessions tr[data-status='read']")
+    assert {row.get_attribute("data-agent") for row in sessions} == {"claude_code", "hermes"}
+    assert all(row.find_elements(By.TAG_NAME, "td")[-1].text for row in sessions)  # why
     link = run.find_element(By.CSS_SELECTOR, "a.prefect").get_attribute("href")
     assert link.startswith(inspected.settings.prefect_ui_url + "/runs/flow-run/")
     shot(browser, shots, "4-runs")

@@ -1,6 +1,10 @@
-"""A real OpenAI-compatible chat-completions server on 127.0.0.1, scripted by the test.
+"""A real OpenAI-compatible chat-completions server on 127.0.0.1, scripted by its caller.
 
-Each request is recorded (parsed JSON) and answered by the test's ``responder``: a
+The LLM is the one network edge these machines cannot reach: tests script it to check
+the model path, and the capture sets' oracle (``evaluation/capture_sets.py``) answers
+with the labelled facts, to measure filing apart from distillation.
+
+Each request is recorded (parsed JSON) and answered by the caller's ``responder``: a
 function of the request returning a ``Reply`` (a JSON body, an HTTP status, and an
 optional delay to provoke client timeouts). ``tool_answer`` builds the body of a
 tool-call answer for whichever tool the request offered, so a script only supplies the

@@ -1,0 +1,1 @@
+"""The real agents (Hermes Agent, Pi), installed on demand, writing sessions as they do."""
