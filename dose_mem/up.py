@@ -26,7 +26,7 @@ from memory_repo.settings import Settings, get_settings
 DEMO_AGENTS = {"demo-hermes": "full", "demo-claude-code": "working", "demo-calendar": "personal"}
 # The inspector's admin token (docs/inspector.md), reissued with the demo tokens.
 DEMO_ADMIN = "demo-admin"
-PREFECT_PORT = 4200
+PREFECT_PORT = 4200  # dose_mem/cli/prefect_api.UP_API: shell commands use this server
 
 
 def _bin(name: str) -> str:

@@ -54,6 +54,12 @@ _EVERYWHERE = re.compile(
     r"通用(的?[规規][则則]|的?[规規]矩)",
     re.IGNORECASE,
 )
+# A project named only to be set aside: "unrelated to X", "not about X", "X 无关".
+_ASIDE = re.compile(
+    r"\b(unrelated to|not about|not for|apart from|aside from|besides|other than)"
+    r"\s+(\S+\s+){0,2}\S+|[跟和与與][^，。,.;；:：]{1,16}?[无無][关關]",
+    re.IGNORECASE,
+)
 # The specifics of some system: code, an identifier, an acronym, a value with a number.
 _SPECIFIC = re.compile(
     r"`[^`]+`|\b[\w.-]+=[\w.-]+|\w+::\w+|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b|"
@@ -70,6 +76,16 @@ _TO_THE_PERSON = re.compile(
     r"回我|回答我|回答[时時]|回[复覆]我|[跟和]我[说說]|[给給]我[讲講]|叫我|[问問]我",
     re.IGNORECASE,
 )
+
+
+def named_projects(registry: Registry, text: str) -> list[str]:
+    """The projects ``text`` is about: those it names, less one named only to set it
+    aside ("unrelated to the game: for tidepool, ...", "跟地面站无关")."""
+    named = projects_named_in(registry, text)
+    if len(named) < 2:
+        return named
+    aside = projects_named_in(registry, " ".join(m.group(0) for m in _ASIDE.finditer(text)))
+    return [p for p in named if p not in aside] or named
 
 
 def portable(c: Candidate, registry: Registry) -> bool:
@@ -126,7 +142,7 @@ def file_fact(c: Candidate, d: Digest, registry: Registry) -> tuple[str | None, 
     global, and holds the rest: a setting, a module or a value said with no project in
     sight belongs to some project, so it waits rather than reaching every project's
     agents."""
-    named = projects_named_in(registry, f"{c.fact.statement}\n{c.fact.quote}")
+    named = named_projects(registry, f"{c.fact.statement}\n{c.fact.quote}")
     because = global_because(c, registry, d)
     if d.project != GLOBAL:
         if because:

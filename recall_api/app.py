@@ -20,7 +20,7 @@ from profiles.model import load_profiles
 from recall_api.deps import Services
 from recall_api.engine import RecallEngine
 from recall_api.inspector.pages import add_inspector
-from recall_api.models import MAX_BODY_BYTES
+from recall_api.models import DRAIN_BYTES, MAX_BODY_BYTES
 from recall_api.routes import (
     client,
     health,
@@ -36,7 +36,12 @@ from recall_api.tokens import TokenStore
 
 
 class BodyLimit:
-    """Refuse oversized bodies before reading them, so a huge request can't exhaust memory.
+    """Refuse oversized bodies without holding them, so a huge request can't exhaust memory.
+
+    A body declared larger than ``MAX_BODY_BYTES`` is read and thrown away (up to
+    ``DRAIN_BYTES``) and answered 413 with the limit, so a client still writing reads the
+    status instead of a broken pipe. A raw session push (``POST /v1/sessions`` whose body
+    is not JSON) streams under its own, larger limit (``routes/sessions.py``).
 
     Plain ASGI rather than Starlette's ``BaseHTTPMiddleware``, which wraps every request
     in extra tasks and streams on this hot path (docs/index.md, "Measurements behind
@@ -48,12 +53,33 @@ class BodyLimit:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            length = Headers(scope=scope).get("content-length")
-            if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-                too_big = JSONResponse({"detail": f"body larger than {MAX_BODY_BYTES} bytes"}, 413)
-                await too_big(scope, receive, send)
+            headers = Headers(scope=scope)
+            length = headers.get("content-length")
+            if not sessions.streams(scope["path"], headers) and (
+                length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES)
+            ):
+                await drain(receive, DRAIN_BYTES)
+                await refuse(scope, receive, send, MAX_BODY_BYTES)
                 return
         await self.app(scope, receive, send)
+
+
+async def drain(receive: Receive, limit: int) -> int:
+    """Read and drop the request body, at most ``limit`` bytes; the bytes read."""
+    seen = 0
+    while seen <= limit:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        seen += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return seen
+
+
+async def refuse(scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+    too_big = {"detail": f"body larger than {limit} bytes", "limit": limit}
+    await JSONResponse(too_big, 413)(scope, receive, send)
 
 
 def build_services(

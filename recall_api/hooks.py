@@ -11,11 +11,15 @@ way: nothing on stdout, exit status 0, and the agent carries on without memory.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import gzip
 import json
 import os
 import sys
 import tempfile
 import threading
+import time
+import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
@@ -29,7 +33,17 @@ CLAUDE_CODE_EVENT = "UserPromptSubmit"
 # the ended transcript to the write path.
 TASK_EVENTS = frozenset({"PostToolUse", "Stop", "SubagentStop", "SessionEnd"})
 OUTPUT_TAIL = 4000
-MAX_TRANSCRIPT_BYTES = 8 << 20
+# The service takes raw session pushes up to 64 MiB (recall_api/models.MAX_SESSION_BYTES);
+# a larger transcript is not sent and counted as dropped.
+MAX_TRANSCRIPT_BYTES = 64 << 20
+# SessionEnd blocks no prompt: its push may take this long before it is left for later.
+PUSH_TIMEOUT_S = 30.0
+# The outbox (docs/operations.md, "Nothing lost"): every report and push is kept on disk
+# before it is sent and removed once the service took it; bounded in count, bytes, age.
+OUTBOX_MAX_ITEMS = 500
+OUTBOX_MAX_BYTES = 256 << 20
+OUTBOX_MAX_AGE_S = 14 * 86400
+RETRIED = frozenset({408, 425, 429, 500, 502, 503, 504})
 
 
 def _default_state_file(env: Mapping[str, str], agent: str = "claude-code") -> Path:
@@ -37,6 +51,96 @@ def _default_state_file(env: Mapping[str, str], agent: str = "claude-code") -> P
         return Path(env["DOSE_MEM_HOOK_STATE"]).expanduser()
     home = Path(env.get("DOSE_MEM_HOME") or Path.home() / ".dose-mem").expanduser()
     return home / "state" / "hooks" / f"{agent}-turns.json"
+
+
+def outbox_dir(env: Mapping[str, str], agent: str) -> Path:
+    """``<home>/state/outbox/<agent>/``, or ``DOSE_MEM_OUTBOX`` when set."""
+    if env.get("DOSE_MEM_OUTBOX"):
+        return Path(env["DOSE_MEM_OUTBOX"]).expanduser() / agent
+    home = Path(env.get("DOSE_MEM_HOME") or Path.home() / ".dose-mem").expanduser()
+    return home / "state" / "outbox" / agent
+
+
+def keep(folder: Path, path: str, data: bytes, content_type: str, encoding: str = "") -> Path:
+    """Put one request in the outbox (a JSON header line, then the body), atomically;
+    then prune it to its bounds. The file's name orders the outbox by time."""
+    folder.mkdir(parents=True, exist_ok=True)
+    head = {"path": path, "type": content_type, "encoding": encoding, "at": time.time()}
+    name = f"{time.time_ns():020d}-{os.getpid()}-{threading.get_ident() % 10_000:04d}.req"
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".req-")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(json.dumps(head).encode("utf-8") + b"\n" + data)
+    target = folder / name
+    os.replace(tmp, target)
+    prune(folder)
+    return target
+
+
+def prune(folder: Path, now: float | None = None) -> int:
+    """Drop the oldest requests beyond the outbox's age, count and byte bounds; each drop
+    is added to ``dropped.json`` (count and bytes), which ``dose-mem status`` reads."""
+    now = time.time() if now is None else now
+    items = sorted(folder.glob("*.req"))
+    sizes = {p: p.stat().st_size for p in items if p.exists()}
+    drop = [p for p in items if now - p.stat().st_mtime > OUTBOX_MAX_AGE_S]
+    kept = [p for p in items if p not in drop]
+    while kept and (len(kept) > OUTBOX_MAX_ITEMS or sum(sizes[p] for p in kept) > OUTBOX_MAX_BYTES):
+        drop.append(kept.pop(0))
+    for p in drop:
+        p.unlink(missing_ok=True)
+    if drop:
+        _count_dropped(folder, len(drop), sum(sizes.get(p, 0) for p in drop))
+    return len(drop)
+
+
+def _count_dropped(folder: Path, count: int, size: int) -> None:
+    ledger = folder / "dropped.json"
+    try:
+        seen = json.loads(ledger.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        seen = {}
+    seen = {"count": int(seen.get("count", 0)) + count, "bytes": int(seen.get("bytes", 0)) + size}
+    ledger.write_text(json.dumps({**seen, "last": time.time()}), encoding="utf-8")
+
+
+def send_kept(item: Path, url: str, token: str, timeout_s: float) -> bool:
+    """Send one outbox request; True when it is done with (taken, or refused for good:
+    a 4xx other than a retryable one, counted as dropped), False to try again later."""
+    raw = item.read_bytes()
+    head_line, _, data = raw.partition(b"\n")
+    head = json.loads(head_line)
+    try:
+        post(url, token, head["path"], data, head["type"], head.get("encoding", ""), timeout_s)
+    except urllib.error.HTTPError as exc:
+        if exc.code in RETRIED:
+            return False
+        _count_dropped(item.parent, 1, len(raw))
+    except OSError:
+        return False
+    item.unlink(missing_ok=True)
+    return True
+
+
+def drain(folder: Path, url: str, token: str, timeout_s: float) -> int:
+    """Send what the outbox holds, oldest first, until one fails or none is left; the
+    number sent. One process or thread drains at a time (a lock beside the requests):
+    another that finds it taken leaves its request to the one draining, which looks
+    again before it stops, so nothing is sent twice or left behind."""
+    if not folder.is_dir():
+        return 0
+    with (folder / ".lock").open("a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return 0
+        sent, done = 0, set()
+        while batch := [p for p in sorted(folder.glob("*.req")) if p not in done]:
+            for item in batch:  # what others kept meanwhile is in the next batch
+                if not send_kept(item, url, token, timeout_s):
+                    return sent
+                done.add(item)
+                sent += 1
+        return sent
 
 
 def next_turn(state_file: Path, session_id: str) -> int:
@@ -89,12 +193,19 @@ def fetch_recall(url: str, token: str, body: dict[str, Any], timeout_s: float) -
 def post_json(url: str, token: str, path: str, body: dict[str, Any], timeout_s: float) -> Any:
     """POST ``body``, return the parsed answer (None when empty); raises on any transport
     or HTTP error (urllib raises on 4xx/5xx)."""
-    request = urllib.request.Request(
-        url.rstrip("/") + path,
-        data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-        method="POST",
-    )
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    return post(url, token, path, data, "application/json", "", timeout_s)
+
+
+def post(
+    url: str, token: str, path: str, data: bytes, content_type: str, encoding: str, timeout_s: float
+) -> Any:
+    """POST raw bytes (``encoding``: a Content-Encoding such as gzip, or ''); the parsed
+    JSON answer (None when empty). Raises on any transport or HTTP error."""
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": content_type}
+    if encoding:
+        headers["Content-Encoding"] = encoding
+    request = urllib.request.Request(url.rstrip("/") + path, data=data, headers=headers)
     with urllib.request.urlopen(request, timeout=timeout_s) as response:
         raw = response.read()
     return json.loads(raw) if raw.strip() else None
@@ -135,23 +246,43 @@ def _within(timeout_s: float, work: Any) -> Any:
 
 
 def _report_event(
-    agent: str, event: dict[str, Any], name: str, url: str, token: str, timeout_s: float
+    agent: str,
+    event: dict[str, Any],
+    name: str,
+    url: str,
+    token: str,
+    timeout_s: float,
+    folder: Path,
 ) -> None:
     """Report a hook event to task state; on ``SessionEnd`` also push the ended
-    transcript (so sessions on other machines reach the write path)."""
+    transcript, gzipped (so sessions on other machines reach the write path). Both go
+    through the outbox: kept on disk first, sent with whatever the outbox already held
+    (oldest first), removed once the service took them. A service that is down, slow or
+    restarting costs nothing but a later delivery."""
+    report = json.dumps(task_report(agent, event, name), ensure_ascii=False).encode("utf-8")
+    keep(folder, "/v1/tasks/events", report, "application/json")
+    path = event.get("transcript_path")
+    pushing = name == "SessionEnd" and isinstance(path, str) and bool(path)
+    if pushing:
+        _keep_transcript(folder, Path(str(path)).expanduser(), agent.replace("-", "_"))
+    budget = max(timeout_s, PUSH_TIMEOUT_S) if pushing else timeout_s
+    _within(budget, lambda: drain(folder, url, token, budget))
 
-    def send() -> bool:
-        post_json(url, token, "/v1/tasks/events", task_report(agent, event, name), timeout_s)
-        path = event.get("transcript_path")
-        if name == "SessionEnd" and isinstance(path, str) and path:
-            data = Path(path).expanduser().read_bytes()[:MAX_TRANSCRIPT_BYTES]
-            if data.strip():
-                fmt = agent.replace("-", "_")
-                body = {"transcript": data.decode("utf-8", "replace"), "format": fmt}
-                post_json(url, token, "/v1/sessions", body, timeout_s)
-        return True
 
-    _within(timeout_s, send)
+def _keep_transcript(folder: Path, path: Path, fmt: str) -> None:
+    """The transcript, gzipped, into the outbox; one too large for the service is counted
+    as dropped instead."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_TRANSCRIPT_BYTES:
+            _count_dropped(folder, 1, size)
+            return
+        data = path.read_bytes()
+    except OSError:
+        return
+    if data.strip():
+        packed = gzip.compress(data, compresslevel=6)
+        keep(folder, f"/v1/sessions?format={fmt}", packed, "application/x-ndjson", "gzip")
 
 
 def run_codex_notify(argv: list[str], env: Mapping[str, str] | None = None) -> int:
@@ -168,7 +299,9 @@ def run_codex_notify(argv: list[str], env: Mapping[str, str] | None = None) -> i
     url = env.get("DOSE_MEM_URL") or DEFAULT_URL
     timeout_s = _timeout(env, None)
     body = task_report("codex", event, str(event.get("type") or "notify"))
-    _within(timeout_s, lambda: post_json(url, token, "/v1/tasks/events", body, timeout_s))
+    folder = outbox_dir(env, "codex")
+    keep(folder, "/v1/tasks/events", json.dumps(body).encode("utf-8"), "application/json")
+    _within(timeout_s, lambda: drain(folder, url, token, timeout_s))
     return 0
 
 
@@ -219,7 +352,8 @@ def run_claude_code(
     url = env.get("DOSE_MEM_URL") or DEFAULT_URL
     name = event.get("hook_event_name")
     if name in TASK_EVENTS:
-        _report_event(agent, event, name, url, token, timeout_s)
+        folder = outbox_dir(env, agent)
+        _report_event(agent, event, name, url, token, timeout_s, folder)
         return 0
     body = recall_request(event, turn=1)
     if body is None:

@@ -24,8 +24,15 @@ MAX_ITEM_ID_CHARS = 300
 ITEM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 MAX_TRANSCRIPT_CHARS = 900_000
 MAX_FORMAT_CHARS = 40
-# Whole HTTP bodies, refused with 413 before they are read (``app.BodyLimit``).
+# Whole HTTP bodies, refused with 413 (``app.BodyLimit``) after the body is drained, so
+# a client still writing reads the status instead of a broken pipe.
 MAX_BODY_BYTES = 1 << 20
+# A session pushed raw (``POST /v1/sessions`` with a transcript body, gzip or not):
+# streamed to disk, refused beyond this many bytes (compressed and uncompressed alike).
+MAX_SESSION_BYTES = 64 << 20
+# How much of a refused body is read (and thrown away) before the 413 is sent; beyond
+# it the connection is closed after the status.
+DRAIN_BYTES = 128 << 20
 
 PromptText = Annotated[str, Field(min_length=1, max_length=MAX_PROMPT_CHARS)]
 QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]

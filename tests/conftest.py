@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,16 @@ from memory_repo.settings import Settings
 from recall_api.app import build_services, tokens_path
 from recall_api.deps import Services
 from recall_api.tokens import TokenStore
+
+
+@pytest.fixture(autouse=True)
+def own_outbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's clients keep what they could not send in an outbox of its own, never
+    in the machine's ~/.dose-mem, where another test's client would deliver it."""
+    folder = tmp_path / "client-outbox"
+    monkeypatch.setenv("DOSE_MEM_OUTBOX", str(folder))
+    return folder
+
 
 IssueToken = Callable[..., str]
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from dose_mem.cli.context import settings
+from dose_mem.cli.prefect_api import advice, run_flow, use_prefect
 from memory_repo.errors import DoseMemError
 
 if TYPE_CHECKING:  # the flow (and Prefect) load only when the command runs
@@ -45,19 +46,24 @@ def import_(
     if missing:
         typer.echo(f"no such file: {', '.join(missing)}", err=True)
         raise typer.Exit(2)
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    use_prefect()
     from flows.import_memories import import_memories
 
     conf = settings()
     try:
-        summary = import_memories(
-            agents=None if agent == "all" else [agent],
-            paths=paths or None,
-            dry_run=dry_run,
-            home=str(conf.home),
+        summary = run_flow(
+            lambda: import_memories(
+                agents=None if agent == "all" else [agent],
+                paths=paths or None,
+                dry_run=dry_run,
+                home=str(conf.home),
+            )
         )
     except DoseMemError as exc:
         typer.echo(f"import failed: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    except RuntimeError as exc:
+        typer.echo(f"import failed: {advice(exc)}", err=True)
         raise typer.Exit(1) from exc
     typer.echo(render(summary))
 

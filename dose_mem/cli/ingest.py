@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-
 import typer
 
 from dose_mem.cli.context import settings
+from dose_mem.cli.prefect_api import advice, run_flow, use_prefect
 from memory_repo.errors import DoseMemError
 
 
@@ -16,16 +15,17 @@ def register(app: typer.Typer) -> None:
 
 def ingest() -> None:
     """Read ended agent sessions, distil verified facts, commit new cards, refresh the index."""
-    # With no PREFECT_API_URL, Prefect runs a temporary local server for this one run; it
-    # must not try to phone home (dose-mem works offline).
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    use_prefect()
     from flows.ingest import ingest as ingest_flow
 
     conf = settings()
     try:
-        summary = ingest_flow(home=str(conf.home))
+        summary = run_flow(lambda: ingest_flow(home=str(conf.home)))
     except DoseMemError as exc:
         typer.echo(f"ingest failed: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    except RuntimeError as exc:
+        typer.echo(f"ingest failed: {advice(exc)}", err=True)
         raise typer.Exit(1) from exc
     decisions = ", ".join(f"{k} {v}" for k, v in sorted(summary.decisions.items())) or "none"
     failed = len(summary.sessions_failed)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -58,16 +58,42 @@ def serve(
         raise typer.Exit(2)
     lean_allocators()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    app = _app_building_a_missing_index(cfg, create_app)
     # Loopback by default and never behind a proxy we know of: no proxy-header rewriting,
     # no access log; both were per-request cost on the recall hot path.
     uvicorn.run(
-        create_app(cfg, rollback=rollback_run),
+        app,
         host=bind,
         port=port or cfg.port,
         log_level="warning",
         access_log=False,
         proxy_headers=False,
     )
+
+
+def _app_building_a_missing_index(cfg: Settings, create_app: Any) -> Any:
+    """The service's app; on a memory with no index yet (right after ``dose-mem init``)
+    the index is built first, with a line saying so, instead of a traceback."""
+    from memory_repo.bootstrap import has_memory
+    from memory_repo.errors import DoseMemError
+    from memory_repo.index.build import refresh
+    from memory_repo.index.embedders import make_embedder
+    from memory_repo.index.query import IndexMissing
+
+    if not has_memory(cfg.memory_path):
+        typer.echo(f"no memory repository at {cfg.memory_path} (run `dose-mem init`)", err=True)
+        raise typer.Exit(2)
+    try:
+        return create_app(cfg, rollback=rollback_run)
+    except IndexMissing:
+        typer.echo(f"no index at {cfg.index_path} yet: building it", err=True)
+    try:
+        report = refresh(cfg.memory_path, cfg.index_path, make_embedder(cfg))
+    except DoseMemError as exc:
+        typer.echo(f"cannot build the index: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"index built: {report.chunks_total} chunks, {report.seconds:.1f} s", err=True)
+    return create_app(cfg, rollback=rollback_run)
 
 
 def register(app: typer.Typer) -> None:

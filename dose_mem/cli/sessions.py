@@ -115,3 +115,47 @@ def held_facts(
     for f in facts:
         table.add_row(f"{f.at:%Y-%m-%d}", f.agent, f.session[:24], f.type, f.statement, f.reason)
     Console(width=200).print(table)
+
+
+@sessions_app.command("outbox")
+def outbox(
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per agent.")] = False,
+) -> None:
+    """This machine's client outboxes (hooks, Hermes): per agent, the requests waiting to
+    be sent and what was dropped (too old, too many, too large, or refused for good)."""
+    import json
+    import os
+
+    root = (
+        Path(os.environ["DOSE_MEM_OUTBOX"]).expanduser()
+        if os.environ.get("DOSE_MEM_OUTBOX")
+        else settings().state_path / "outbox"
+    )
+    rows = []
+    for folder in sorted(p for p in root.glob("*") if p.is_dir()):
+        waiting = list(folder.glob("*.req"))
+        try:
+            dropped = json.loads((folder / "dropped.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            dropped = {}
+        rows.append(
+            {
+                "agent": folder.name,
+                "waiting": len(waiting),
+                "waiting_bytes": sum(p.stat().st_size for p in waiting),
+                "dropped": int(dropped.get("count", 0)),
+                "dropped_bytes": int(dropped.get("bytes", 0)),
+            }
+        )
+    if as_json:
+        for row in rows:
+            typer.echo(json.dumps(row))
+        return
+    if not rows:
+        typer.echo(f"no client outbox at {root}")
+        return
+    for r in rows:
+        typer.echo(
+            f"{r['agent']}: {r['waiting']} waiting ({r['waiting_bytes']} bytes), "
+            f"{r['dropped']} dropped ({r['dropped_bytes']} bytes)"
+        )

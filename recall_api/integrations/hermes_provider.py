@@ -11,7 +11,9 @@ state (docs/tasks.md): the turn's shell commands (Hermes' ``terminal`` tool) and
 assistant's last message, and a delegated task as finished with its result. Hermes
 calls ``prefetch`` before every model call and injects the returned text; it is a
 blocking call on the turn's path, so it has a short timeout and every failure returns ""
-(no memory, never an error).
+(no memory, never an error). Task reports and the session push go through the outbox
+of ``recall_api/hooks.py`` (``<home>/state/outbox/hermes/``): kept on disk first, sent in
+a background thread, kept for the next call while the service is down.
 
 When Hermes itself is importable the class subclasses its ``MemoryProvider``; otherwise it
 stands alone with the same methods, so it can be tested and used without Hermes.
@@ -19,6 +21,8 @@ stands alone with the same methods, so it can be tested and used without Hermes.
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import json
 import os
 import re
@@ -28,6 +32,7 @@ from typing import Any
 
 import httpx
 
+from recall_api.hooks import PUSH_TIMEOUT_S, drain, keep, outbox_dir
 from recall_api.models import ITEM_ID_PATTERN
 
 try:  # pragma: no cover - exercised only inside a Hermes installation
@@ -88,6 +93,9 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
         self.last_result: dict[str, Any] | None = None
         self._host_counts_turns = False
         self._pending: list[threading.Thread] = []
+        # Reports and pushes go through an outbox on disk (recall_api/hooks.py, shared
+        # with the hook client): kept before they are sent, sent in the background.
+        self.outbox = outbox_dir(os.environ, "hermes")
 
     # -- Hermes lifecycle ---------------------------------------------------------------
     @property
@@ -170,20 +178,24 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
         (one message dict per line, tagged with the session id); the service takes the agent
         name from the token and stores the transcript with ``memory_repo.inbox.add_session``.
         """
-        if not messages:
+        if not messages or not self.token:
             return
         lines = (
             json.dumps({**m, "session_id": self.session_id}, ensure_ascii=False, default=str)
             for m in messages
         )
-        self._post("/v1/sessions", {"format": "hermes", "transcript": "\n".join(lines) + "\n"})
+        data = ("\n".join(lines) + "\n").encode("utf-8")
+        push = gzip.compress(data, compresslevel=6)
+        keep(self.outbox, "/v1/sessions?format=hermes", push, "application/x-ndjson", "gzip")
         last = next(
             (m.get("content") for m in reversed(messages) if m.get("role") == "assistant"), None
         )
+        reports = []
         if isinstance(last, str) and last.strip():
             report = self._report("on_session_end", {"last_assistant_message": last})
             report["payload"]["session_id"] = self.session_id
-            self._post("/v1/tasks/events", report)
+            reports.append(report)
+        self._background(reports, budget_s=PUSH_TIMEOUT_S)
 
     def sync_turn(
         self,
@@ -227,7 +239,7 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
     def wait(self, timeout_s: float | None = None) -> None:
         """Block until background reports are sent (tests, shutdown)."""
         for thread in self._pending:
-            thread.join(timeout_s if timeout_s is not None else self.timeout_s * 4)
+            thread.join(timeout_s if timeout_s is not None else PUSH_TIMEOUT_S)
         self._pending = [t for t in self._pending if t.is_alive()]
 
     def shutdown(self) -> None:
@@ -242,13 +254,19 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
             payload = {"cwd": self.cwd, **payload}
         return {"source": "hermes", "event": event, "payload": payload}
 
-    def _background(self, reports: list[dict[str, Any]]) -> None:
-        if not reports or not self.token:
+    def _background(self, reports: list[dict[str, Any]], budget_s: float | None = None) -> None:
+        """Keep the reports in the outbox, then send everything it holds (oldest first)
+        in a background thread; what is not sent waits for the next call."""
+        if not self.token:
             return
+        for report in reports:
+            body = json.dumps(report, ensure_ascii=False).encode("utf-8")
+            keep(self.outbox, "/v1/tasks/events", body, "application/json")
+        timeout = budget_s or self.timeout_s
 
         def send() -> None:
-            for report in reports:
-                self._post("/v1/tasks/events", report)
+            with contextlib.suppress(OSError, ValueError):
+                drain(self.outbox, self.url, self.token, timeout)
 
         thread = threading.Thread(target=send, name="dose-mem-report", daemon=True)
         thread.start()

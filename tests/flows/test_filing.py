@@ -15,7 +15,7 @@ from evaluation.scripted_llm import Reply, llm_server, tool_answer, tool_name
 from evaluation.write_quality import WriteSet, seed_home
 from flows.digest import Digest
 from flows.facts import Candidate, Fact
-from flows.filing import file_fact
+from flows.filing import file_fact, named_projects
 from flows.ingest import ingest
 from memory_repo import held
 from memory_repo.models import GLOBAL, CardType, Project, Registry
@@ -186,3 +186,13 @@ def test_a_gateway_chat_naming_no_project_holds_its_project_fact(
     assert rows["20261120_080000_aaaaaa"]["project"] == "harbor"
     assert rows["20261120_080000_aaaaaa"]["status"] == "unchanged"  # read by the run above
     assert rows["20261121_080000_bbbbbb"]["why"] == "no cwd; the words name no project"
+
+
+def test_a_project_named_only_to_be_set_aside_does_not_count() -> None:
+    said = "Unrelated to the oven, while I think of it: for harbor, the queue moves to NATS."
+    assert named_projects(REGISTRY, said) == ["harbor"]
+    assert named_projects(REGISTRY, "跟 Kiln 无关：港口的队列改用 NATS") == ["harbor"]
+    assert sorted(named_projects(REGISTRY, "harbor and kiln both pin uv")) == ["harbor", "kiln"]
+    digest = Digest(key="k", agent="codex", session="s", project="kiln", how="cwd")
+    project, why = file_fact(_candidate(CardType.decision, "kiln", said), digest, REGISTRY)
+    assert project is None and "about harbor" in why  # held: never written into harbor

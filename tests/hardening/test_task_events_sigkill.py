@@ -94,3 +94,20 @@ def test_every_accepted_event_survives_sigkill(demo: Settings, tokens: TokenStor
     assert {t["log_path"] for t in listed if t["id"] in accepted} == {
         f"logs/k{n}.log" for n in range(24)
     }
+
+
+def test_serve_right_after_init_builds_the_index_and_answers(tmp_path: Path) -> None:
+    """A memory with no index yet: serve builds it, says so, and answers /healthz."""
+    home = tmp_path / "new-home"
+    init = subprocess.run(
+        [DOSE_MEM, "--home", str(home), "init"], env=clean_env(), capture_output=True, timeout=120
+    )
+    assert init.returncode == 0, init.stderr
+    assert not (home / "state" / "index").exists()
+    proc = serve(home, free_port())
+    try:
+        assert (home / "state" / "index").is_dir()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert b"no index at" in err and b"building it" in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import socket
+import tempfile
 import threading
 import time
 
@@ -18,8 +19,11 @@ def free_port() -> int:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """The test process's environment without any DOSE_MEM_* that could leak in."""
+    """The test process's environment without any DOSE_MEM_* that could leak in, and a
+    fresh client outbox (unless ``extra`` names one), so that what one run could not send
+    is never delivered by another test's."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOSE_MEM_")}
+    env["DOSE_MEM_OUTBOX"] = tempfile.mkdtemp(prefix="dose-mem-outbox-")
     env.update(extra)
     return env
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -68,3 +69,25 @@ def test_unreachable_service_or_missing_token_means_no_memory_not_an_error(
     assert "error" in json.loads(down.handle_tool_call("memory_search", {"query": "uv"}))
     down.on_session_end([{"role": "user", "content": "hi"}])  # best effort, no raise
     assert not DoseMemProvider("http://127.0.0.1:1", token="").is_available()
+
+
+def test_what_hermes_could_not_send_is_sent_by_a_later_call(
+    live: LiveServer, issue_token: IssueToken, own_outbox: Path, demo_settings
+) -> None:
+    """The service down at session end: the push and the report wait in the outbox, and
+    the next turn's report, with the service up, sends all three, oldest first."""
+    token = issue_token("full", None, agent="hermes")
+    said = "Keep the Hermes outbox test transcript 7f3a."
+    down = DoseMemProvider(f"http://127.0.0.1:{free_port()}", token, timeout_s=0.5)
+    down.initialize("hermes-outbox")
+    down.on_session_end([{"role": "user", "content": said}, {"role": "assistant", "content": "ok"}])
+    down.wait()
+    waiting = sorted((own_outbox / "hermes").glob("*.req"))
+    assert len(waiting) == 2
+    up = DoseMemProvider(live.url, token)
+    up.initialize("hermes-outbox-2")
+    up.sync_turn("and?", "done with that")
+    up.wait()
+    assert not list((own_outbox / "hermes").glob("*.req"))
+    pushed = [p.read_text() for p in (demo_settings.inbox_path / "hermes").glob("hermes__*")]
+    assert sum(said in text for text in pushed) == 1

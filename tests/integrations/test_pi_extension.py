@@ -252,3 +252,31 @@ def test_the_tools_search_and_read_what_an_injected_item_points_to(
     assert text(bad).startswith("not an item id")
     assert text(empty) == "memory_search needs a query"
     assert stderr == ""
+
+
+def test_reports_made_while_the_service_is_down_are_sent_by_a_later_one(
+    recall_service: LiveServer, issue_token: IssueToken, tmp_path: Path
+) -> None:
+    """The outbox: the run's report waits on disk while nothing listens, and the next
+    report, with the service up, sends both, oldest first; nothing is sent twice."""
+    token = issue_token("full", None, agent="pi")
+    session = f"pi-{uuid.uuid4()}"
+    outbox = tmp_path / "outbox"
+    closed = free_port()
+    _, _, stderr = run_pi(
+        bash(TRAIN, "[1] 48213", TABSENSE_CWD, session),
+        DOSE_MEM_URL=f"http://127.0.0.1:{closed}",
+        DOSE_MEM_TOKEN=token,
+        DOSE_MEM_OUTBOX=str(outbox),
+    )
+    assert stderr == "" and len(list((outbox / "pi").glob("*.req"))) == 1
+    assert session_tasks(recall_service.url, token, session) == []
+    _, _, stderr = run_pi(
+        [agent_end("r3 finished: dev CER 11.2%", TABSENSE_CWD, session)],
+        DOSE_MEM_URL=recall_service.url,
+        DOSE_MEM_TOKEN=token,
+        DOSE_MEM_OUTBOX=str(outbox),
+    )
+    assert stderr == "" and list((outbox / "pi").glob("*.req")) == []
+    (task,) = session_tasks(recall_service.url, token, session)
+    assert (task["status"], task["title"]) == ("done", "train.py --config r3")

@@ -5,6 +5,11 @@
  * (POST /v1/recall) and adds the answer to the turn as a hidden custom message; after a
  * bash command and at the end of each prompt it reports to task state
  * (POST /v1/tasks/events). Every failure is silent: the agent carries on without memory.
+ * Reports go through an outbox on disk, as the hook client's do (recall_api/hooks.py,
+ * docs/operations.md "Nothing lost"): each is kept in <home>/state/outbox/pi/ (or
+ * $DOSE_MEM_OUTBOX/pi) before it is sent, removed once the service took it, and sent with
+ * the next report while the service is down; at most 500 are kept, the oldest dropped
+ * and counted in dropped.json.
  *
  * Install: copy this file to ~/.pi/agent/extensions/dose-mem.ts (all projects) or
  * .pi/extensions/dose-mem.ts (one project), or list its path under "extensions" in
@@ -49,12 +54,19 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 
 const DEFAULT_URL = "http://127.0.0.1:8765";
 const DEFAULT_TIMEOUT_S = 2;
 const OUTPUT_TAIL = 4000;
 const MAX_PENDING_TOOLS = 200;
 const REPORTED_TOOLS = new Set(["bash"]);
+const OUTBOX_MAX_ITEMS = 500;
+const OUTBOX_LOCK_STALE_MS = 60_000;
+const RETRIED = new Set([408, 425, 429, 500, 502, 503, 504]);
+let kept = 0;
 
 // The few shapes of Pi's API used here (see above); Pi's own types are not imported.
 type Handler = (event: any, ctx: Ctx | undefined) => unknown;
@@ -120,6 +132,102 @@ async function postJson(config: Config, path: string, body: unknown): Promise<an
 			return undefined;
 		}
 		return await response.json(); // the body is read under the same deadline
+	} catch {
+		return undefined;
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+function outboxDir(env: Record<string, string | undefined>): string {
+	const expand = (p: string): string => (p.startsWith("~/") ? join(homedir(), p.slice(2)) : p);
+	if (env.DOSE_MEM_OUTBOX) return join(expand(env.DOSE_MEM_OUTBOX), "pi");
+	return join(expand(env.DOSE_MEM_HOME || join(homedir(), ".dose-mem")), "state", "outbox", "pi");
+}
+
+/** Put one request in the outbox (a JSON header line, then the body), atomically; the
+ * name orders the outbox by time. Then drop the oldest beyond OUTBOX_MAX_ITEMS. */
+function keep(folder: string, path: string, body: string): void {
+	mkdirSync(folder, { recursive: true });
+	const head = JSON.stringify({ path, type: "application/json", encoding: "", at: Date.now() / 1000 });
+	const name = `${String(Date.now() * 1_000_000 + (kept++ % 1_000_000)).padStart(20, "0")}-${process.pid}.req`;
+	const tmp = join(folder, `.req-${randomUUID()}`);
+	writeFileSync(tmp, `${head}\n${body}`);
+	renameSync(tmp, join(folder, name));
+	const items = readdirSync(folder).filter((f) => f.endsWith(".req")).sort();
+	const drop = items.slice(0, Math.max(0, items.length - OUTBOX_MAX_ITEMS));
+	for (const f of drop) unlinkSync(join(folder, f));
+	if (drop.length) countDropped(folder, drop.length);
+}
+
+function countDropped(folder: string, count: number): void {
+	let seen: any = {};
+	try {
+		seen = JSON.parse(readFileSync(join(folder, "dropped.json"), "utf8"));
+	} catch {
+		// none dropped yet
+	}
+	const total = { count: (Number(seen.count) || 0) + count, bytes: Number(seen.bytes) || 0, last: Date.now() / 1000 };
+	writeFileSync(join(folder, "dropped.json"), JSON.stringify(total));
+}
+
+/** Send what the outbox holds, oldest first, until one fails; one sender at a time (a
+ * lock file, taken over when older than a minute). */
+async function drain(config: Config, folder: string): Promise<number> {
+	const lock = join(folder, ".lock-pi");
+	try {
+		closeSync(openSync(lock, "wx"));
+	} catch {
+		try {
+			if (Date.now() - statSync(lock).mtimeMs < OUTBOX_LOCK_STALE_MS) return 0;
+			unlinkSync(lock);
+			closeSync(openSync(lock, "wx"));
+		} catch {
+			return 0;
+		}
+	}
+	let sent = 0;
+	try {
+		// what another report kept meanwhile is in the next batch
+		for (let batch = pending(folder); batch.length; batch = pending(folder)) {
+			for (const f of batch) {
+				const raw = readFileSync(join(folder, f), "utf8");
+				const cut = raw.indexOf("\n");
+				const head = JSON.parse(raw.slice(0, cut));
+				const status = await postStatus(config, head.path, raw.slice(cut + 1));
+				if (status === undefined || RETRIED.has(status)) return sent;
+				if (status >= 400) countDropped(folder, 1);
+				unlinkSync(join(folder, f));
+				sent++;
+			}
+		}
+	} finally {
+		try {
+			unlinkSync(lock);
+		} catch {
+			// already gone
+		}
+	}
+	return sent;
+}
+
+function pending(folder: string): string[] {
+	return readdirSync(folder).filter((n) => n.endsWith(".req")).sort();
+}
+
+/** POST a JSON body as it is; the HTTP status, undefined when the service was not reached. */
+async function postStatus(config: Config, path: string, body: string): Promise<number | undefined> {
+	const controller = new AbortController();
+	const timer = setTimeout(() => controller.abort(), config.timeoutMs);
+	try {
+		const response = await fetch(config.url + path, {
+			method: "POST",
+			headers: { Authorization: `Bearer ${config.token}`, "Content-Type": "application/json" },
+			body,
+			signal: controller.signal,
+		});
+		await response.body?.cancel().catch(() => {});
+		return response.status;
 	} catch {
 		return undefined;
 	} finally {
@@ -196,8 +304,10 @@ export default function doseMem(pi: PiLike): void {
 	};
 	const cwdOf = (ctx: Ctx | undefined): string =>
 		typeof ctx?.cwd === "string" && ctx.cwd ? ctx.cwd : process.cwd();
+	const outbox = outboxDir(process.env);
 	const report = async (event: string, payload: Record<string, unknown>): Promise<void> => {
-		await postJson(config, "/v1/tasks/events", { source: "pi", event, payload });
+		keep(outbox, "/v1/tasks/events", JSON.stringify({ source: "pi", event, payload }));
+		await drain(config, outbox);
 	};
 
 	// The same two tools the MCP server offers other agents (Pi has no MCP client): each
