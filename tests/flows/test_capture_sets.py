@@ -1,4 +1,4 @@
-"""The capture sets (tests/data/capture_*): three people's sessions in all four agents'
+"""The capture sets (tests/data/capture_*): four people's sessions in all four agents'
 formats, Hermes' and Pi's written by the agents' own code, through one real ingest each,
 with the offline rules and with the labelled-facts oracle that files everything as
 global (``evaluation/capture_sets.oracle``).
@@ -22,7 +22,9 @@ DATA = Path(__file__).parents[1] / "data"
 
 
 @pytest.mark.parametrize("oracle", [False, True], ids=["rules", "oracle"])
-@pytest.mark.parametrize("name", ["capture_skyhook", "capture_ledger", "capture_tidepool"])
+@pytest.mark.parametrize(
+    "name", ["capture_skyhook", "capture_ledger", "capture_tidepool", "capture_quarry"]
+)
 def test_every_fact_is_filed_under_its_own_project(
     harness, tmp_path: Path, name: str, oracle: bool
 ) -> None:
