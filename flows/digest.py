@@ -28,8 +28,8 @@ class DigestTurn(BaseModel):
 
 class Digest(BaseModel):
     """``project`` is the session's project (``memory_repo.attribution``), or global when
-    none was found; ``filed`` says how it was found (``how``: cwd, named, personal, none)
-    and why, for the run summary."""
+    none was found; ``how`` says how it was found (cwd, symlink, worktree, repo_root,
+    named, personal, none) and ``why`` in words; ``project_names`` are its names."""
 
     key: str
     agent: str

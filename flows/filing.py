@@ -27,6 +27,8 @@ from flows.digest import Digest
 from flows.facts import Candidate
 from memory_repo.attribution import projects_named_in
 from memory_repo.models import GLOBAL, CardType, Registry
+from memory_repo.text import unfinished_sentence
+from memory_repo.transcripts.transcript import session_key
 
 # Types that may hold across projects.
 CROSS_PROJECT = frozenset(
@@ -65,7 +67,6 @@ _SPECIFIC = re.compile(
     r"`[^`]+`|\b[\w.-]+=[\w.-]+|\w+::\w+|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b|"
     r"\b[A-Z]{2,}[A-Z0-9]*\b|\d",
 )
-_SENTENCE_END = re.compile(r"[.!?。！？]\s*|\n")
 # A preference about how agents are to work with the person: addressed to them ("reply
 # briefly", "answer me in Chinese", "your answers", "回我简短一点"), not the word alone
 # ("same answers to the last bit" is a result).
@@ -76,6 +77,11 @@ _TO_THE_PERSON = re.compile(
     r"回我|回答我|回答[时時]|回[复覆]我|[跟和]我[说說]|[给給]我[讲講]|叫我|[问問]我",
     re.IGNORECASE,
 )
+
+
+def _words(c: Candidate) -> str:
+    """What the fact says: its statement and the person's quote."""
+    return f"{c.fact.statement}\n{c.fact.quote}"
 
 
 def named_projects(registry: Registry, text: str) -> list[str]:
@@ -91,7 +97,7 @@ def named_projects(registry: Registry, text: str) -> list[str]:
 def portable(c: Candidate, registry: Registry) -> bool:
     """A fact that may hold in every project: its type allows it, and it names no project,
     no path or URL, and not "this repo" or "the build"."""
-    text = f"{c.fact.statement}\n{c.fact.quote}"
+    text = _words(c)
     return (
         c.fact.type in CROSS_PROJECT
         and not _HERE.search(text)
@@ -106,9 +112,7 @@ def lead(c: Candidate, d: Digest) -> str:
     for turn in d.turns:
         at = turn.text.find(c.fact.quote) if turn.role == "user" else -1
         if at > 0:
-            before = turn.text[:at]
-            ends = [m.end() for m in _SENTENCE_END.finditer(before)]
-            return before[ends[-1] :] if ends else before
+            return unfinished_sentence(turn.text[:at])
     return ""
 
 
@@ -116,7 +120,7 @@ def global_because(c: Candidate, registry: Registry, d: Digest | None = None) ->
     """Why ``c`` holds across projects, when the person's words say so: they scope it to
     every project (in the fact or just before it), or it is a preference about how
     agents answer them."""
-    text = f"{c.fact.statement}\n{c.fact.quote}\n{lead(c, d) if d else ''}"
+    text = f"{_words(c)}\n{lead(c, d) if d else ''}"
     if c.fact.type in CROSS_PROJECT and _EVERYWHERE.search(text):
         return "said to hold in every project"
     if c.fact.type in ABOUT_THE_PERSON and _TO_THE_PERSON.search(text) and portable(c, registry):
@@ -127,8 +131,7 @@ def global_because(c: Candidate, registry: Registry, d: Digest | None = None) ->
 def general(c: Candidate, registry: Registry) -> bool:
     """Portable and about no particular system: no code, identifier, acronym or number
     (a setting's value, a module's name), which would belong to some project."""
-    text = f"{c.fact.statement}\n{c.fact.quote}"
-    return portable(c, registry) and not _SPECIFIC.search(text)
+    return portable(c, registry) and not _SPECIFIC.search(_words(c))
 
 
 def file_fact(c: Candidate, d: Digest, registry: Registry) -> tuple[str | None, str]:
@@ -142,7 +145,7 @@ def file_fact(c: Candidate, d: Digest, registry: Registry) -> tuple[str | None, 
     global, and holds the rest: a setting, a module or a value said with no project in
     sight belongs to some project, so it waits rather than reaching every project's
     agents."""
-    named = named_projects(registry, f"{c.fact.statement}\n{c.fact.quote}")
+    named = named_projects(registry, _words(c))
     because = global_because(c, registry, d)
     if d.project != GLOBAL:
         if because:
@@ -170,7 +173,7 @@ def file_all(
     kept: list[Candidate] = []
     held: list[tuple[Candidate, str]] = []
     for c in candidates:
-        d = digests.get(f"{c.agent}:{c.session}")
+        d = digests.get(session_key(c.agent, c.session))
         if d is None:
             kept.append(c)
             continue

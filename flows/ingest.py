@@ -45,6 +45,7 @@ from memory_repo.bootstrap import has_memory, init_memory
 from memory_repo.index.embedders import Embedder, make_embedder
 from memory_repo.index.query import Index, IndexMissing
 from memory_repo.models import Registry
+from memory_repo.registry import load_registry
 from memory_repo.secrets import redact
 from memory_repo.settings import Settings, get_settings
 from memory_repo.store import load_memory
@@ -79,9 +80,7 @@ def capture(settings: Settings, now: dt.datetime) -> tuple[list[Pending], list[F
     """The sessions to read now (new ones whole, grown ones from their new part) and
     every session found, with why each of the others is not read."""
     found = sources.survey(settings, now)
-    entries = ledger.load(settings.state_path / "ledger.json")
-    ended = [f.transcript for f in found if f.ended and f.transcript is not None]
-    return ledger.pending(ended, entries), found
+    return listing.to_read(found, settings), found
 
 
 @task(cache_policy=NO_CACHE)
@@ -260,7 +259,7 @@ def ingest(home: str | None = None) -> RunSummary:
             found,
             {i.transcript.key for i in items},
             failed,
-            load_memory(settings.memory_path).registry,
+            load_registry(settings.memory_path),
             settings.capture_personal_agents,
         )
         summary.decisions = dict(Counter(d.action for _, d in decided))
@@ -328,8 +327,7 @@ def _decide(
     decisions too."""
     kept, rejected = screen(candidates)
     summary.prescreen_rejected = len(rejected)
-    registry = load_memory(settings.memory_path).registry
-    kept, held = filing.file_all(kept, digests, registry)
+    kept, held = filing.file_all(kept, digests, load_registry(settings.memory_path))
     kept = fold_duplicates(kept)
     near = find_neighbours(kept, settings, embedder)
     try:
@@ -354,6 +352,7 @@ def hold(
 ) -> int:
     """Keep the held facts under state (``memory_repo.held``); the number held."""
     now = dt.datetime.now(dt.UTC)
+    cwds = {key: d.cwd for key, d in digests.items()}
     facts = [
         held_store.HeldFact(
             key=held_store.fact_key(c.agent, c.session, c.fact.quote),
@@ -361,7 +360,7 @@ def hold(
             at=c.at or now,
             agent=c.agent,
             session=c.session,
-            cwd=(digests.get(_session_key(c)) or Digest(key="", agent="", session="")).cwd,
+            cwd=cwds.get(_session_key(c)),
             type=str(c.fact.type),
             statement=c.fact.statement,
             quote=c.fact.quote,

@@ -41,6 +41,12 @@ def sentences(text: str) -> list[str]:
     return merged
 
 
+def unfinished_sentence(text: str) -> str:
+    """The sentence ``text`` ends in the middle of: what follows its last terminator (the
+    same ones ``sentences`` splits on) or line break; "" when it ends on one."""
+    return _SENTENCE_END.split(text.rsplit("\n", 1)[-1])[-1]
+
+
 def first_sentence(markdown: str) -> str:
     found = sentences(plain(markdown))
     return found[0] if found else ""

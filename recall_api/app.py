@@ -17,10 +17,11 @@ from memory_repo.index.embedders import make_embedder, one_blas_thread
 from memory_repo.recall_log import RecallLog
 from memory_repo.settings import Settings
 from profiles.model import load_profiles
+from recall_api.bodies import drain, too_large
 from recall_api.deps import Services
 from recall_api.engine import RecallEngine
 from recall_api.inspector.pages import add_inspector
-from recall_api.models import DRAIN_BYTES, MAX_BODY_BYTES
+from recall_api.models import MAX_BODY_BYTES
 from recall_api.routes import (
     client,
     health,
@@ -58,28 +59,10 @@ class BodyLimit:
             if not sessions.streams(scope["path"], headers) and (
                 length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES)
             ):
-                await drain(receive, DRAIN_BYTES)
-                await refuse(scope, receive, send, MAX_BODY_BYTES)
+                await drain(receive)
+                await too_large(MAX_BODY_BYTES)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
-
-
-async def drain(receive: Receive, limit: int) -> int:
-    """Read and drop the request body, at most ``limit`` bytes; the bytes read."""
-    seen = 0
-    while seen <= limit:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        seen += len(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
-    return seen
-
-
-async def refuse(scope: Scope, receive: Receive, send: Send, limit: int) -> None:
-    too_big = {"detail": f"body larger than {limit} bytes", "limit": limit}
-    await JSONResponse(too_big, 413)(scope, receive, send)
 
 
 def build_services(

@@ -46,19 +46,22 @@ OUTBOX_MAX_AGE_S = 14 * 86400
 RETRIED = frozenset({408, 425, 429, 500, 502, 503, 504})
 
 
+def _state_dir(env: Mapping[str, str]) -> Path:
+    """``<DOSE_MEM_HOME or ~/.dose-mem>/state``: where a client keeps what it must."""
+    return Path(env.get("DOSE_MEM_HOME") or Path.home() / ".dose-mem").expanduser() / "state"
+
+
 def _default_state_file(env: Mapping[str, str], agent: str = "claude-code") -> Path:
     if env.get("DOSE_MEM_HOOK_STATE"):
         return Path(env["DOSE_MEM_HOOK_STATE"]).expanduser()
-    home = Path(env.get("DOSE_MEM_HOME") or Path.home() / ".dose-mem").expanduser()
-    return home / "state" / "hooks" / f"{agent}-turns.json"
+    return _state_dir(env) / "hooks" / f"{agent}-turns.json"
 
 
 def outbox_dir(env: Mapping[str, str], agent: str) -> Path:
-    """``<home>/state/outbox/<agent>/``, or ``DOSE_MEM_OUTBOX`` when set."""
+    """``<home>/state/outbox/<agent>/``, or ``$DOSE_MEM_OUTBOX/<agent>`` when set."""
     if env.get("DOSE_MEM_OUTBOX"):
         return Path(env["DOSE_MEM_OUTBOX"]).expanduser() / agent
-    home = Path(env.get("DOSE_MEM_HOME") or Path.home() / ".dose-mem").expanduser()
-    return home / "state" / "outbox" / agent
+    return _state_dir(env) / "outbox" / agent
 
 
 def keep(folder: Path, path: str, data: bytes, content_type: str, encoding: str = "") -> Path:
@@ -78,18 +81,23 @@ def keep(folder: Path, path: str, data: bytes, content_type: str, encoding: str 
 
 def prune(folder: Path, now: float | None = None) -> int:
     """Drop the oldest requests beyond the outbox's age, count and byte bounds; each drop
-    is added to ``dropped.json`` (count and bytes), which ``dose-mem status`` reads."""
+    is added to ``dropped.json`` (count and bytes), which ``dose-mem sessions outbox``
+    shows. A request another process sent (and removed) meanwhile is simply not there."""
     now = time.time() if now is None else now
-    items = sorted(folder.glob("*.req"))
-    sizes = {p: p.stat().st_size for p in items if p.exists()}
-    drop = [p for p in items if now - p.stat().st_mtime > OUTBOX_MAX_AGE_S]
-    kept = [p for p in items if p not in drop]
-    while kept and (len(kept) > OUTBOX_MAX_ITEMS or sum(sizes[p] for p in kept) > OUTBOX_MAX_BYTES):
-        drop.append(kept.pop(0))
+    stats = {}
+    for p in sorted(folder.glob("*.req")):
+        with contextlib.suppress(FileNotFoundError):
+            stats[p] = p.stat()
+    drop = [p for p, st in stats.items() if now - st.st_mtime > OUTBOX_MAX_AGE_S]
+    kept = [p for p in stats if p not in drop]
+    total = sum(stats[p].st_size for p in kept)
+    while kept and (len(kept) > OUTBOX_MAX_ITEMS or total > OUTBOX_MAX_BYTES):
+        drop.append(oldest := kept.pop(0))
+        total -= stats[oldest].st_size
     for p in drop:
         p.unlink(missing_ok=True)
     if drop:
-        _count_dropped(folder, len(drop), sum(sizes.get(p, 0) for p in drop))
+        _count_dropped(folder, len(drop), sum(stats[p].st_size for p in drop))
     return len(drop)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 
 from flows.capture import ledger
+from flows.capture.ledger import Pending
 from flows.capture.sources import Found, survey
 from flows.digest import attribution
 from memory_repo.bootstrap import has_memory
@@ -37,7 +38,7 @@ def records(
         filed = attribution(t, registry, personal_agents) if t is not None else None
         if t is None or f.skip:
             status = "waiting" if (f.skip or "").startswith("open:") else "skipped"
-            reason = f.skip or f.problem or ""
+            reason = f.skip or ""
         elif t.key in failed:
             status, reason = "failed", "a model step failed; read again next run"
         elif t.key in reading:
@@ -61,12 +62,16 @@ def records(
     return out
 
 
+def to_read(found: list[Found], settings: Settings) -> list[Pending]:
+    """The ended sessions to read: new ones whole, grown ones from their new part."""
+    entries = ledger.load(settings.state_path / "ledger.json")
+    return ledger.pending([f.transcript for f in found if f.ended and f.transcript], entries)
+
+
 def list_sessions(settings: Settings, now: dt.datetime | None = None) -> list[SessionRecord]:
     """Every session the next ingest would see, without reading any of them for facts."""
     found = survey(settings, now or dt.datetime.now(dt.UTC))
-    entries = ledger.load(settings.state_path / "ledger.json")
-    ended = [f.transcript for f in found if f.ended and f.transcript is not None]
-    reading = {p.transcript.key for p in ledger.pending(ended, entries)}
+    reading = {p.transcript.key for p in to_read(found, settings)}
     root = settings.memory_path
     registry = load_registry(root) if has_memory(root) else Registry()
     return records(

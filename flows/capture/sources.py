@@ -34,14 +34,13 @@ def _source_dirs(settings: Settings) -> list[tuple[str, Path]]:
 
 
 class Found(BaseModel):
-    """A session found in a source: read (``transcript``) or not (``problem``), and when
-    it is not to be ingested now, why (``skip``)."""
+    """A session found in a source, read (``transcript``) or not, and when it is not to be
+    ingested now, why (``skip``: unreadable, a sub-agent's, too short, still open)."""
 
     agent: str
     path: str
     transcript: Transcript | None = None
     mtime: float = 0.0
-    problem: str | None = None
     skip: str | None = None
 
     @property
@@ -70,7 +69,7 @@ def local_sessions(settings: Settings) -> Iterator[Found]:
                 )
             except (OSError, ValueError) as exc:
                 log.warning("skipping unreadable session %s: %s", path, exc)
-                yield Found(agent=agent, path=str(path), problem=f"unreadable: {exc}")
+                yield Found(agent=agent, path=str(path), skip=f"unreadable: {exc}")
         if agent == hermes.AGENT and (root / hermes.DB_NAME).is_file():
             # One database holds every session, so its mtime says nothing about any one of
             # them: a session's own last message decides whether it is idle.
@@ -89,16 +88,23 @@ def why_not(
     transcript: Transcript, mtime: float, settings: Settings, now: dt.datetime
 ) -> str | None:
     """Why a session is not ingested now (``None``: it is ended and read)."""
-    if transcript.skip:
-        return transcript.skip
-    if transcript.user_turns < settings.capture_min_user_turns:
-        return f"{transcript.user_turns} user turns (fewer than {settings.capture_min_user_turns})"
+    if skipped := _skipped_at_any_age(transcript, settings):
+        return skipped
     last = dt.datetime.fromtimestamp(mtime, tz=dt.UTC)
     if transcript.ended is not None:
         last = max(last, transcript.ended)
     idle = (now - last).total_seconds() / 60
     if idle < settings.capture_idle_minutes:
         return f"open: idle {idle:.0f} min (ended after {settings.capture_idle_minutes:g})"
+    return None
+
+
+def _skipped_at_any_age(transcript: Transcript, settings: Settings) -> str | None:
+    """Why a session is not read whatever its age: the reader's reason, or too few turns."""
+    if transcript.skip:
+        return transcript.skip
+    if transcript.user_turns < settings.capture_min_user_turns:
+        return f"{transcript.user_turns} user turns (fewer than {settings.capture_min_user_turns})"
     return None
 
 
@@ -112,16 +118,11 @@ def survey(settings: Settings, now: dt.datetime) -> list[Found]:
     for f in local_sessions(settings):
         if f.transcript is not None:
             f.skip = why_not(f.transcript, f.mtime, settings, now)
-        else:
-            f.skip = f.problem
         found.append(f)
-    for t in inbox_transcripts(settings.inbox_path):
-        skip = t.skip or (
-            f"{t.user_turns} user turns (fewer than {settings.capture_min_user_turns})"
-            if t.user_turns < settings.capture_min_user_turns
-            else None
+    for t in inbox_transcripts(settings.inbox_path):  # pushed: ended by definition
+        found.append(
+            Found(agent=t.agent, path=t.path, transcript=t, skip=_skipped_at_any_age(t, settings))
         )
-        found.append(Found(agent=t.agent, path=t.path, transcript=t, skip=skip))
     return found
 
 

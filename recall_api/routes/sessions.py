@@ -28,9 +28,9 @@ from starlette.datastructures import Headers
 
 from memory_repo.inbox import BadTranscript, StoredSession, add_session
 from memory_repo.settings import Settings
+from recall_api.bodies import drain, too_large
 from recall_api.deps import IdentityDep, ServicesDep
 from recall_api.models import (
-    DRAIN_BYTES,
     MAX_FORMAT_CHARS,
     MAX_SESSION_BYTES,
     MAX_TRANSCRIPT_CHARS,
@@ -94,8 +94,7 @@ async def push_session(
         try:
             await _receive(request, part, gzipped=encoding == "gzip")
         except TooLarge:
-            limit = {"detail": f"session larger than {MAX_SESSION_BYTES} bytes"}
-            return JSONResponse({**limit, "limit": MAX_SESSION_BYTES}, 413)
+            return too_large(MAX_SESSION_BYTES, "session")
         except zlib.error as exc:
             raise HTTPException(400, f"body is not valid gzip: {exc}") from None
         return await _store(svc.settings, part, who.agent, fmt)
@@ -123,7 +122,7 @@ async def _receive(request: Request, part: Path, *, gzipped: bool) -> int:
             cut = inflate is not None and bool(inflate.unconsumed_tail)
             if received > MAX_SESSION_BYTES or written > MAX_SESSION_BYTES or cut:
                 if more:
-                    await _drain(request)
+                    await drain(request.receive)
                 raise TooLarge
             out.write(data)
         if inflate is not None:
@@ -131,18 +130,6 @@ async def _receive(request: Request, part: Path, *, gzipped: bool) -> int:
                 raise zlib.error("truncated gzip stream")
             out.write(inflate.flush())
     return written
-
-
-async def _drain(request: Request) -> None:
-    """Read the rest of a refused body (at most ``DRAIN_BYTES``) so the 413 is read."""
-    seen = 0
-    while seen <= DRAIN_BYTES:
-        message = await request.receive()
-        if message["type"] != "http.request":
-            return
-        seen += len(message.get("body", b""))
-        if not message.get("more_body", False):
-            return
 
 
 async def _store(
