@@ -28,6 +28,7 @@ class Reply:
     body: dict[str, Any] | str | None = None
     status: int = 200
     delay_s: float = 0.0
+    content_type: str = "application/json"
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -70,6 +71,28 @@ def tool_answer(request: dict[str, Any], arguments: dict[str, Any] | str) -> dic
     }
 
 
+def stream_answer(
+    request: dict[str, Any], text: str = "", call: dict[str, Any] | None = None
+) -> Reply:
+    """A streamed chat completion (server-sent events, as agents that stream expect):
+    ``text``, or a call of the tool ``call["name"]`` with ``call["arguments"]``."""
+    model = request.get("model", "scripted")
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        body = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": 0}
+        body |= {"model": model, "choices": [choice]}
+        return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+
+    if call is not None:
+        function = {"name": call["name"], "arguments": json.dumps(call["arguments"])}
+        tool = {"index": 0, "id": "call_1", "type": "function", "function": function}
+        events = [chunk({"role": "assistant", "tool_calls": [tool]}), chunk({}, "tool_calls")]
+    else:
+        events = [chunk({"role": "assistant", "content": text}), chunk({}, "stop")]
+    return Reply("".join(events) + "data: [DONE]\n\n", content_type="text/event-stream")
+
+
 def tool_name(request: dict[str, Any]) -> str:
     return request["tools"][0]["function"]["name"]
 
@@ -103,7 +126,7 @@ def llm_server() -> Iterator[LLMServer]:
             data = body.encode("utf-8")
             try:
                 self.send_response(reply.status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", reply.content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

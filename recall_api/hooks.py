@@ -15,12 +15,14 @@ import fcntl
 import gzip
 import json
 import os
+import socket
 import sys
 import tempfile
 import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -66,9 +68,17 @@ def outbox_dir(env: Mapping[str, str], agent: str) -> Path:
 
 def keep(folder: Path, path: str, data: bytes, content_type: str, encoding: str = "") -> Path:
     """Put one request in the outbox (a JSON header line, then the body), atomically;
-    then prune it to its bounds. The file's name orders the outbox by time."""
+    then prune it to its bounds. The file's name orders the outbox by time. The header's
+    ``key`` goes with every attempt as the Idempotency-Key, so a retry after an answer
+    that never arrived is not applied twice."""
     folder.mkdir(parents=True, exist_ok=True)
-    head = {"path": path, "type": content_type, "encoding": encoding, "at": time.time()}
+    head = {
+        "path": path,
+        "type": content_type,
+        "encoding": encoding,
+        "at": time.time(),
+        "key": uuid.uuid4().hex,
+    }
     name = f"{time.time_ns():020d}-{os.getpid()}-{threading.get_ident() % 10_000:04d}.req"
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".req-")
     with os.fdopen(fd, "wb") as fh:
@@ -111,6 +121,21 @@ def _count_dropped(folder: Path, count: int, size: int) -> None:
     ledger.write_text(json.dumps({**seen, "last": time.time()}), encoding="utf-8")
 
 
+def _outbox_headers(folder: Path, key: str) -> dict[str, str]:
+    """The headers of a request sent from the outbox: its Idempotency-Key, and this
+    machine's name with the outbox's dropped count, which the service shows in the
+    inspector (``recall_api/client_outboxes.py``)."""
+    try:
+        dropped = int(json.loads((folder / "dropped.json").read_text(encoding="utf-8"))["count"])
+    except (OSError, ValueError, KeyError, TypeError):
+        dropped = 0
+    host = socket.gethostname() or "unknown"
+    headers = {"Dose-Mem-Client": host, "Dose-Mem-Dropped": str(dropped)}
+    if key:
+        headers["Idempotency-Key"] = key
+    return headers
+
+
 def send_kept(item: Path, url: str, token: str, timeout_s: float) -> bool:
     """Send one outbox request; True when it is done with (taken, or refused for good:
     a 4xx other than a retryable one, counted as dropped), False to try again later."""
@@ -118,7 +143,16 @@ def send_kept(item: Path, url: str, token: str, timeout_s: float) -> bool:
     head_line, _, data = raw.partition(b"\n")
     head = json.loads(head_line)
     try:
-        post(url, token, head["path"], data, head["type"], head.get("encoding", ""), timeout_s)
+        post(
+            url,
+            token,
+            head["path"],
+            data,
+            head["type"],
+            head.get("encoding", ""),
+            timeout_s,
+            extra=_outbox_headers(item.parent, head.get("key", "")),
+        )
     except urllib.error.HTTPError as exc:
         if exc.code in RETRIED:
             return False
@@ -206,11 +240,19 @@ def post_json(url: str, token: str, path: str, body: dict[str, Any], timeout_s: 
 
 
 def post(
-    url: str, token: str, path: str, data: bytes, content_type: str, encoding: str, timeout_s: float
+    url: str,
+    token: str,
+    path: str,
+    data: bytes,
+    content_type: str,
+    encoding: str,
+    timeout_s: float,
+    extra: Mapping[str, str] | None = None,
 ) -> Any:
-    """POST raw bytes (``encoding``: a Content-Encoding such as gzip, or ''); the parsed
-    JSON answer (None when empty). Raises on any transport or HTTP error."""
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": content_type}
+    """POST raw bytes (``encoding``: a Content-Encoding such as gzip, or ''; ``extra``:
+    more headers); the parsed JSON answer (None when empty). Raises on any transport or
+    HTTP error."""
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": content_type, **(extra or {})}
     if encoding:
         headers["Content-Encoding"] = encoding
     request = urllib.request.Request(url.rstrip("/") + path, data=data, headers=headers)

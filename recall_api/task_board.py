@@ -52,6 +52,7 @@ class TaskBoard:
         self._write = threading.Lock()
         self._stamp: tuple[int, int] | None = None
         self._tasks: dict[str, Task] = {}
+        self._requests: dict[tuple[str, str], list[TaskEvent]] = {}
 
     def tasks(self) -> dict[str, Task]:
         """All tasks, folded from the journal (again only when the file changed)."""
@@ -64,12 +65,23 @@ class TaskBoard:
             if stamp != self._stamp:
                 events, _ = journal.read(self.path)
                 self._tasks, self._stamp = fold(events), stamp
+                self._requests = {}
+                for e in events:
+                    if e.request is not None:
+                        self._requests.setdefault((e.agent, e.request), []).append(e)
             return self._tasks
 
-    def accept(self, report: Report, identity: Identity, registry: Registry) -> list[TaskEvent]:
+    def accept(
+        self, report: Report, identity: Identity, registry: Registry, key: str | None = None
+    ) -> list[TaskEvent]:
         """Extract and append; returns only after every event is on disk. A report whose
         cwd lies in a project the token may not see is refused (``PermissionError``);
-        one naming a task outside the token's projects likewise."""
+        one naming a task outside the token's projects likewise.
+
+        ``key`` (the request's Idempotency-Key) is written into each event, so the
+        journal itself remembers it: a report sent again under a key this agent already
+        used (a retry after an answer that never arrived) returns the events it made
+        the first time and appends nothing."""
 
         def project_of(cwd: str | None) -> str | None:
             return locate(registry, cwd).project if cwd else None
@@ -78,14 +90,17 @@ class TaskBoard:
         if where is not None and not allowed(identity, where):
             raise PermissionError(f"project {where!r} is not visible to this token")
         with self._write:  # one writer at a time, so two reports never race on one task
+            tasks = self.tasks()
+            if key is not None and (identity.agent, key) in self._requests:
+                return self._requests[identity.agent, key]
             known = {
-                k: t
-                for k, t in self.tasks().items()
-                if t.project is None or allowed(identity, t.project)
+                k: t for k, t in tasks.items() if t.project is None or allowed(identity, t.project)
             }
             events = extract(
                 report, agent=identity.agent, project_of=project_of, tasks=known, now=self.now()
             )
+            if key is not None:
+                events = [e.model_copy(update={"request": key}) for e in events]
             for event in events:
                 journal.append(self.path, event)
         return events

@@ -47,6 +47,10 @@ class TaskEvent(BaseModel):
     links: list[str] = Field(default_factory=list)
     result: str | None = Field(default=None, description="Last known result, verbatim.")
     next_step: str | None = None
+    request: str | None = Field(
+        default=None,
+        description="The sender's Idempotency-Key: a report sent again under it applies once.",
+    )
 
 
 class Task(BaseModel):

@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from memory_repo import held
 from memory_repo.errors import DoseMemError
 from profiles.proposals import load_run
+from recall_api import client_outboxes
 from recall_api.deps import ServicesDep
 from recall_api.inspector import views
 from recall_api.inspector.auth import (
@@ -221,6 +222,7 @@ def runs_page(request: Request, svc: ServicesDep, _: AdminDep) -> HTMLResponse:
         rows=rows,
         problems=problems,
         held=held.read(svc.settings.state_path),
+        outboxes=[c for c in client_outboxes.read(svc.settings.state_path) if c.dropped],
         can_roll_back=svc.rollback is not None,
     )
 

@@ -5,10 +5,12 @@ a status, never a broken connection. A real uvicorn, the real hook file, a real 
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
 import urllib.error
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from ingest_home import Home
 from typer.testing import CliRunner
 
@@ -25,11 +28,13 @@ from dose_mem.cli.main import app
 from flows.ingest import ingest
 from memory_repo.settings import Settings
 from memory_repo.store import load_memory
-from recall_api.app import create_app
+from recall_api import client_outboxes
+from recall_api.app import create_app, tokens_path
 from recall_api.deps import Services
-from recall_api.hooks import run_claude_code
+from recall_api.hooks import drain, keep, run_claude_code, task_report
 from recall_api.models import MAX_BODY_BYTES, MAX_SESSION_BYTES
 from recall_api.task_board import TaskBoard
+from recall_api.tokens import TokenStore
 from tests.conftest import IssueToken
 from tests.integrations.helpers import LiveServer, clean_env, free_port
 
@@ -236,3 +241,99 @@ def test_the_outbox_is_bounded_and_counts_what_it_drops(
     assert hooks.prune(folder) == 1 and not old.exists()
     dropped = json.loads((folder / "dropped.json").read_text())
     assert dropped["count"] == 3 and dropped["bytes"] > 0
+
+
+def test_a_report_retried_after_its_answer_was_lost_is_applied_once(
+    service: Service, tmp_path: Path
+) -> None:
+    """The service takes each of the first three reports but its answer never reaches
+    the client (a network cut or a proxy timing out): the client keeps them and sends
+    them again, under the same Idempotency-Key, and each lands in the journal once."""
+    lost = {"answers": 3}
+
+    async def cut_answers(scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/v1/tasks/events" and lost["answers"]:
+            lost["answers"] -= 1
+
+            async def nowhere(message: dict) -> None:
+                return None
+
+            await service.app(scope, receive, nowhere)  # accepted and written to disk
+            await asyncio.sleep(1.5)  # the client has given up by now
+            return
+        await service.app(scope, receive, send)
+
+    folder = tmp_path / "ob"
+    for n in range(3):
+        event = {"session_id": "s", "cwd": "/tmp/x", "tool_name": "Bash"}
+        event |= {"tool_input": {"command": f"nohup ./train {n} &"}}
+        body = json.dumps(task_report("claude-code", event, "PostToolUse")).encode()
+        keep(folder, "/v1/tasks/events", body, "application/json")
+    with LiveServer(cut_answers) as live:
+        sent = [drain(folder, live.url, service.token, 0.5) for _ in range(6)]
+    assert sum(sent) == 3 and not list(folder.glob("*.req")), sent
+    journal = (service.state / "tasks" / "events.jsonl").read_text().splitlines()
+    commands = [json.loads(e).get("command") for e in journal]
+    assert sorted(c for c in commands if c) == [f"nohup ./train {n} &" for n in range(3)]
+
+
+def test_the_same_idempotency_key_is_answered_alike_and_applied_once(service: Service) -> None:
+    client = TestClient(service.app)
+    body = {"title": "render the figures", "cwd": "/tmp/x", "status": "running"}
+
+    def send(key: str, token: str = service.token) -> Any:
+        headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": key}
+        return client.post("/v1/tasks/events", json=body, headers=headers)
+
+    first, again = send("k-1"), send("k-1")
+    assert first.status_code == again.status_code == 202
+    assert first.json() == again.json() and first.json()["accepted"] == 1
+    assert send("k-2").json()["tasks"] != first.json()["tasks"]  # a new key, a new report
+    assert send("not a key!").status_code == 422
+    journal = (service.state / "tasks" / "events.jsonl").read_text().splitlines()
+    assert len(journal) == 2
+
+
+def test_what_a_remote_outbox_dropped_shows_in_the_inspector(
+    service: Service, demo_settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client's outbox overflows while the service is away; its next delivery tells the
+    service how many it dropped, and the inspector's Write path page shows the machine."""
+    from recall_api import hooks
+
+    monkeypatch.setattr(hooks, "OUTBOX_MAX_ITEMS", 4)
+    folder = tmp_path / "ob"
+    for n in range(7):
+        body = {"title": f"sweep {n}", "cwd": "/tmp/x", "status": "running"}
+        keep(folder, "/v1/tasks/events", json.dumps(body).encode(), "application/json")
+    with LiveServer(service.app) as live:
+        assert drain(folder, live.url, service.token, 5.0) == 4
+        admin = TokenStore(tokens_path(demo_settings)).issue("person", "admin", None, admin=True)
+        with urllib.request.urlopen(
+            urllib.request.Request(
+                f"{live.url}/ui/runs", headers={"Authorization": f"Bearer {admin[0]}"}
+            )
+        ) as page:
+            html = page.read().decode()
+    [reported] = client_outboxes.read(service.state)
+    assert (reported.agent, reported.host, reported.dropped) == (
+        "claude-code",
+        socket.gethostname(),
+        3,
+    )
+    assert "Dropped by clients" in html and f"<td>{socket.gethostname()}</td><td>3</td>" in html
+
+
+def test_malformed_outbox_headers_are_ignored_and_the_report_still_taken(
+    service: Service,
+) -> None:
+    client = TestClient(service.app)
+    for host, dropped in [("bad host!", "3"), ("box", "-1"), ("box", "9" * 20)]:
+        headers = {
+            "Authorization": f"Bearer {service.token}",
+            "Dose-Mem-Client": host,
+            "Dose-Mem-Dropped": dropped,
+        }
+        body = {"title": "render", "cwd": "/tmp/x", "status": "running"}
+        assert client.post("/v1/tasks/events", json=body, headers=headers).status_code == 202
+    assert client_outboxes.read(service.state) == []

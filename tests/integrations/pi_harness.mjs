@@ -32,7 +32,7 @@ for (const step of steps) {
 	const ctx = {
 		cwd: step.cwd,
 		hasUI: false,
-		sessionManager: { getSessionId: () => step.session },
+		sessionManager: { getSessionId: () => step.session, getSessionFile: () => step.sessionFile },
 	};
 	const started = performance.now();
 	let returned;

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from memory_repo.settings import Settings
 from tests.conftest import IssueToken
 from tests.integrations.demo import SETUP_PROMPT, TABLEKIT_CWD, TABSENSE_CWD, UV_CARD
 from tests.integrations.helpers import LiveServer, clean_env, free_port
@@ -196,7 +197,10 @@ def test_a_service_that_never_answers_is_abandoned_at_the_deadline() -> None:
         )
     calls = [s for s in out["steps"] if s["event"] != "tool_execution_start"]
     assert all(s["returned"] == UNDEFINED and s["threw"] is None for s in calls)
-    assert all(400 <= s["ms"] < 2000 for s in calls)  # each one waited out its 0.5 s
+    recall = [s for s in calls if s["event"] == "before_agent_start"]
+    reports = [s for s in calls if s["event"] != "before_agent_start"]
+    assert recall and all(400 <= s["ms"] < 2000 for s in recall)  # waited out its 0.5 s
+    assert reports and all(s["ms"] < 400 for s in reports)  # kept, sent in the background
     assert (stdout.count("\n"), stderr) == (1, "")
 
 
@@ -280,3 +284,63 @@ def test_reports_made_while_the_service_is_down_are_sent_by_a_later_one(
     assert stderr == "" and list((outbox / "pi").glob("*.req")) == []
     (task,) = session_tasks(recall_service.url, token, session)
     assert (task["status"], task["title"]) == ("done", "train.py --config r3")
+
+
+def test_at_shutdown_the_session_is_pushed_and_the_reports_delivered_before_exit(
+    recall_service: LiveServer,
+    issue_token: IssueToken,
+    demo_settings: Settings,
+    tmp_path: Path,
+) -> None:
+    """Pi awaits ``session_shutdown`` before it exits (print mode too): the ended
+    session's file reaches the inbox, and agent_end's report, whose own send is still
+    in flight or failed, is delivered by then; a reload pushes nothing."""
+    token = issue_token("full", None, agent="pi")
+    session = f"pi-{uuid.uuid4()}"
+    sample = next((ROOT / "tests" / "data" / "transcripts" / "pi").rglob("*.jsonl"))
+    marker = f"Every sweep of {session} logs to W&B."
+    lines = sample.read_text(encoding="utf-8").splitlines()
+    said = {"type": "message", "timestamp": "2026-11-12T09:00:00.000Z"}
+    said["message"] = {"role": "user", "content": marker}
+    file = tmp_path / "session.jsonl"
+    file.write_text("\n".join([*lines, json.dumps(said)]) + "\n", encoding="utf-8")
+    outbox = tmp_path / "outbox"
+    shutdown = step("session_shutdown", {"reason": "quit"}, TABSENSE_CWD, session)
+    reload = step("session_shutdown", {"reason": "reload"}, TABSENSE_CWD, session)
+    _, _, stderr = run_pi(
+        [
+            *bash(TRAIN, "[1] 48213", TABSENSE_CWD, session),
+            agent_end("r3 finished: dev CER 11.2%", TABSENSE_CWD, session),
+            {**reload, "sessionFile": str(file)},
+            {**shutdown, "sessionFile": str(file)},
+        ],
+        DOSE_MEM_URL=recall_service.url,
+        DOSE_MEM_TOKEN=token,
+        DOSE_MEM_OUTBOX=str(outbox),
+    )
+    assert stderr == "" and list((outbox / "pi").glob("*.req")) == []
+    (task,) = session_tasks(recall_service.url, token, session)
+    assert task["status"] == "done"
+    pushed = [
+        p for p in (demo_settings.inbox_path / "pi").glob("pi__*.jsonl") if marker in p.read_text()
+    ]
+    assert len(pushed) == 1  # the reload pushed nothing, the quit once
+
+
+def test_requests_kept_in_one_millisecond_are_all_kept(tmp_path: Path) -> None:
+    """The service is down: a reply's report and the session push at shutdown, kept
+    within a millisecond or two, are two requests in the outbox (their names once
+    collided, and the push replaced the report)."""
+    sample = next((ROOT / "tests" / "data" / "transcripts" / "pi").rglob("*.jsonl"))
+    session = f"pi-{uuid.uuid4()}"
+    steps = [agent_end(f"done {n}.", TABSENSE_CWD, session) for n in range(20)]
+    shutdown = step("session_shutdown", {"reason": "quit"}, TABSENSE_CWD, session)
+    _, _, stderr = run_pi(
+        [*steps, {**shutdown, "sessionFile": str(sample)}],
+        DOSE_MEM_URL=f"http://127.0.0.1:{free_port()}",
+        DOSE_MEM_TOKEN="dm_a_b",
+        DOSE_MEM_OUTBOX=str(tmp_path / "outbox"),
+    )
+    kept = sorted((tmp_path / "outbox" / "pi").glob("*.req"))
+    heads = [json.loads(p.read_text().partition("\n")[0])["path"] for p in kept]
+    assert stderr == "" and heads == ["/v1/tasks/events"] * 20 + ["/v1/sessions?format=pi"]

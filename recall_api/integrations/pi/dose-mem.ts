@@ -50,12 +50,16 @@
  *     - AgentEndEvent { type: "agent_end", messages: AgentMessage[] }; an assistant one is
  *       { role: "assistant", content: (TextContent | ThinkingContent | ToolCall)[] }
  *       (packages/ai/src/types.ts AssistantMessage).
+ *     - SessionShutdownEvent { type: "session_shutdown", reason: "quit" | "reload" | "new" |
+ *       "resume" | "fork" }, awaited before the runtime is torn down, in print mode too
+ *       (0.73.1 dist/core/agent-session-runtime.js dispose, dist/modes/print-mode.js);
+ *       ReadonlySessionManager.getSessionFile(): string | undefined (docs/extensions.md).
  *     - Handler errors are caught by Pi's runner (runner.ts), but none leave this file.
  */
 
 import { randomUUID } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 
 const DEFAULT_URL = "http://127.0.0.1:8765";
@@ -65,6 +69,13 @@ const MAX_PENDING_TOOLS = 200;
 const REPORTED_TOOLS = new Set(["bash"]);
 const OUTBOX_MAX_ITEMS = 500;
 const OUTBOX_LOCK_STALE_MS = 60_000;
+// The service takes raw session pushes up to 64 MiB (recall_api/models.MAX_SESSION_BYTES);
+// a push may take this long at shutdown (it blocks no prompt).
+const MAX_SESSION_BYTES = 64 * 1024 * 1024;
+const PUSH_TIMEOUT_MS = 30_000;
+const AGENT_END_WAIT_MS = 2_000;
+// Pi's shutdown reasons that end a session (not "reload", which keeps it).
+const SESSION_ENDS = new Set(["quit", "new", "resume", "fork"]);
 const RETRIED = new Set([408, 425, 429, 500, 502, 503, 504]);
 let kept = 0;
 
@@ -93,7 +104,7 @@ interface PiLike {
 }
 interface Ctx {
 	cwd?: string;
-	sessionManager?: { getSessionId?: () => string };
+	sessionManager?: { getSessionId?: () => string; getSessionFile?: () => string | undefined };
 }
 interface Config {
 	url: string;
@@ -147,10 +158,14 @@ function outboxDir(env: Record<string, string | undefined>): string {
 
 /** Put one request in the outbox (a JSON header line, then the body), atomically; the
  * name orders the outbox by time. Then drop the oldest beyond OUTBOX_MAX_ITEMS. */
-function keep(folder: string, path: string, body: string): void {
+function keep(folder: string, path: string, body: string, type = "application/json"): void {
 	mkdirSync(folder, { recursive: true });
-	const head = JSON.stringify({ path, type: "application/json", encoding: "", at: Date.now() / 1000 });
-	const name = `${String(Date.now() * 1_000_000 + (kept++ % 1_000_000)).padStart(20, "0")}-${process.pid}.req`;
+	// key: the Idempotency-Key of every attempt, so a retry after a lost answer applies once
+	const head = JSON.stringify({ path, type, encoding: "", at: Date.now() / 1000, key: randomUUID() });
+	// milliseconds and a counter as digits side by side (as one number they would pass
+	// 2^53 and two requests of the same millisecond would get one name, the second
+	// replacing the first)
+	const name = `${String(Date.now()).padStart(14, "0")}${String(kept++ % 1_000_000).padStart(6, "0")}-${process.pid}.req`;
 	const tmp = join(folder, `.req-${randomUUID()}`);
 	writeFileSync(tmp, `${head}\n${body}`);
 	renameSync(tmp, join(folder, name));
@@ -158,6 +173,14 @@ function keep(folder: string, path: string, body: string): void {
 	const drop = items.slice(0, Math.max(0, items.length - OUTBOX_MAX_ITEMS));
 	for (const f of drop) unlinkSync(join(folder, f));
 	if (drop.length) countDropped(folder, drop.length);
+}
+
+function droppedCount(folder: string): number {
+	try {
+		return Number(JSON.parse(readFileSync(join(folder, "dropped.json"), "utf8")).count) || 0;
+	} catch {
+		return 0;
+	}
 }
 
 function countDropped(folder: string, count: number): void {
@@ -194,7 +217,7 @@ async function drain(config: Config, folder: string): Promise<number> {
 				const raw = readFileSync(join(folder, f), "utf8");
 				const cut = raw.indexOf("\n");
 				const head = JSON.parse(raw.slice(0, cut));
-				const status = await postStatus(config, head.path, raw.slice(cut + 1));
+				const status = await postStatus(config, head, raw.slice(cut + 1), droppedCount(folder));
 				if (status === undefined || RETRIED.has(status)) return sent;
 				if (status >= 400) countDropped(folder, 1);
 				unlinkSync(join(folder, f));
@@ -215,14 +238,26 @@ function pending(folder: string): string[] {
 	return readdirSync(folder).filter((n) => n.endsWith(".req")).sort();
 }
 
-/** POST a JSON body as it is; the HTTP status, undefined when the service was not reached. */
-async function postStatus(config: Config, path: string, body: string): Promise<number | undefined> {
+/** POST an outbox request's body as it is; the HTTP status, undefined when the service
+ * was not reached. A session push gets PUSH_TIMEOUT_MS, a report the configured timeout. */
+async function postStatus(
+	config: Config,
+	head: { path: string; type?: string; key?: string },
+	body: string,
+	dropped: number,
+): Promise<number | undefined> {
 	const controller = new AbortController();
-	const timer = setTimeout(() => controller.abort(), config.timeoutMs);
+	const pushing = head.path.startsWith("/v1/sessions");
+	const timer = setTimeout(() => controller.abort(), pushing ? Math.max(config.timeoutMs, PUSH_TIMEOUT_MS) : config.timeoutMs);
+	const headers: Record<string, string> = { Authorization: `Bearer ${config.token}`, "Content-Type": head.type || "application/json" };
+	if (head.key) headers["Idempotency-Key"] = head.key;
+	// this machine and its outbox's dropped count, shown in the service's inspector
+	headers["Dose-Mem-Client"] = hostname() || "unknown";
+	headers["Dose-Mem-Dropped"] = String(dropped);
 	try {
-		const response = await fetch(config.url + path, {
+		const response = await fetch(config.url + head.path, {
 			method: "POST",
-			headers: { Authorization: `Bearer ${config.token}`, "Content-Type": "application/json" },
+			headers,
 			body,
 			signal: controller.signal,
 		});
@@ -305,9 +340,27 @@ export default function doseMem(pi: PiLike): void {
 	const cwdOf = (ctx: Ctx | undefined): string =>
 		typeof ctx?.cwd === "string" && ctx.cwd ? ctx.cwd : process.cwd();
 	const outbox = outboxDir(process.env);
-	const report = async (event: string, payload: Record<string, unknown>): Promise<void> => {
+	// One drain after another within this process, so the last (at session_shutdown) waits
+	// for any still in flight instead of finding the lock taken and leaving at once.
+	let sending: Promise<unknown> = Promise.resolve();
+	const send = (): Promise<unknown> => {
+		sending = sending.then(() => drain(config, outbox)).catch(() => 0);
+		return sending;
+	};
+	// A report is kept on disk at once and sent in the background: Pi runs extension
+	// handlers one after another from a queue that print mode does not wait for
+	// (agent-session.js _agentEventQueue), so a handler waiting on the network would hold
+	// agent_end back until the process is gone. session_shutdown waits for the sends.
+	const report = (event: string, payload: Record<string, unknown>): void => {
 		keep(outbox, "/v1/tasks/events", JSON.stringify({ source: "pi", event, payload }));
-		await drain(config, outbox);
+		void send();
+	};
+	// Prompts whose agent_end has not been handled yet: session_shutdown waits for it
+	// (up to AGENT_END_WAIT_MS), since Pi may shut down before its queue reaches it.
+	let unfinished = 0;
+	const agentEnded = async (): Promise<void> => {
+		const until = Date.now() + AGENT_END_WAIT_MS;
+		while (unfinished > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
 	};
 
 	// The same two tools the MCP server offers other agents (Pi has no MCP client): each
@@ -371,6 +424,7 @@ export default function doseMem(pi: PiLike): void {
 
 	pi.on("before_agent_start", async (event, ctx): Promise<InjectedMessage | undefined> => {
 		try {
+			unfinished++;
 			const prompt = event?.prompt;
 			if (typeof prompt !== "string" || !prompt.trim()) return undefined;
 			const session = sessionOf(ctx);
@@ -410,7 +464,7 @@ export default function doseMem(pi: PiLike): void {
 			if (!REPORTED_TOOLS.has(event?.toolName)) return undefined;
 			const args = event.args ?? started;
 			if (!args || typeof args !== "object") return undefined;
-			await report("tool_execution_end", {
+			report("tool_execution_end", {
 				cwd: cwdOf(ctx),
 				session_id: sessionOf(ctx),
 				toolName: event.toolName,
@@ -423,11 +477,31 @@ export default function doseMem(pi: PiLike): void {
 		return undefined;
 	});
 
+	// Pi awaits session_shutdown before it exits, print mode included
+	// (agent-session-runtime.ts dispose): push the ended session's file for the write
+	// path (so a session on another machine reaches memory) and deliver what the outbox
+	// holds, agent_end's report among it, before the process is gone.
+	pi.on("session_shutdown", async (event, ctx): Promise<undefined> => {
+		await agentEnded();
+		try {
+			const file = SESSION_ENDS.has(event?.reason ?? "quit") ? ctx?.sessionManager?.getSessionFile?.() : undefined;
+			if (typeof file === "string" && file && statSync(file).size <= MAX_SESSION_BYTES) {
+				const text = readFileSync(file, "utf8");
+				if (text.trim()) keep(outbox, "/v1/sessions?format=pi", text, "application/x-ndjson");
+			}
+		} catch {
+			// no session file (an ephemeral session): only the outbox is sent
+		}
+		await send();
+		return undefined;
+	});
+
 	pi.on("agent_end", async (event, ctx): Promise<undefined> => {
+		unfinished = Math.max(0, unfinished - 1);
 		try {
 			const text = lastAssistantText(event?.messages);
 			if (!text) return undefined;
-			await report("agent_end", {
+			report("agent_end", {
 				cwd: cwdOf(ctx),
 				session_id: sessionOf(ctx),
 				last_assistant_message: text,
