@@ -85,8 +85,7 @@ def _cli(cfg: Settings, *args: str) -> str:
 
 
 def _tokens(cfg: Settings) -> dict[str, str]:
-    from recall_api.app import tokens_path
-    from recall_api.tokens import ADMIN_PROFILE, TokenStore
+    from recall_api.tokens import ADMIN_PROFILE, TokenStore, tokens_path
 
     store = TokenStore(tokens_path(cfg))
     for record in store.list():

@@ -34,6 +34,7 @@ from rich.table import Table
 
 from evaluation.bench_mem0 import Mem0Unavailable, run_mem0
 from evaluation.bench_service import (
+    AGENTS,
     Service,
     alternating_recalls,
     load_test,
@@ -51,9 +52,9 @@ from memory_repo.index.tokenize import tokens
 from memory_repo.models import GLOBAL
 from memory_repo.recall_log import RecallLog
 from memory_repo.settings import Settings, get_settings
-from recall_api.app import build_engine
 from recall_api.engine import RecallEngine
 from recall_api.models import Identity, RecallRequest
+from recall_api.services import build_engine
 
 RESULTS = Path("bench-results")
 LATENCY_QUERIES = 200
@@ -229,7 +230,7 @@ def recall_in_process(bench: Bench) -> dict[str, Any]:
     for cards in bench.sizes:
         engine = _engine(bench.home(cards))
         for seed, profile in enumerate(PROFILES, 10 + cards):
-            who = Identity(agent="bench", profile=profile, projects=None)
+            who = Identity(agent=AGENTS[profile], profile=profile, projects=None)
             prompts = synthetic_queries(LATENCY_QUERIES, seed=seed)
             for case in ("cold", "cached"):
                 times = []

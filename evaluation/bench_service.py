@@ -25,6 +25,10 @@ import httpx
 
 from recall_api.tokens import TokenStore
 
+# The agents whose tokens the bench uses: ones that keep their injections (the shipped
+# profiles' ``kept_by``), so session-aware dose (recall_api/given.py) is on the timed path.
+AGENTS = {"full": "hermes", "working": "claude-code"}
+
 
 def percentiles(ms: list[float]) -> dict[str, float]:
     """p50 and p99 (nearest rank) in ms, rounded for a table."""
@@ -63,7 +67,7 @@ def serve(
     """``dose-mem serve --home HOME`` on a free loopback port, with a token per profile;
     ``settings`` are ``DOSE_MEM_*`` variables for it alone (none are inherited)."""
     store = TokenStore(home / "state" / "tokens.json")
-    tokens = {p: store.issue(f"bench-{p}", p, None)[0] for p in ("full", "working")}
+    tokens = {p: store.issue(AGENTS[p], p, None)[0] for p in ("full", "working")}
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOSE_MEM_")}
     env.update(settings or {})

@@ -35,11 +35,18 @@ class Verdict(BaseModel):
 def gold_verdict(probe: Probe, injection: Injection) -> Verdict:
     if probe.gold is None:
         raise ValueError(f"probe {probe.id} has no gold labels; use --judge llm")
+    return Verdict(needs_memory=probe.gold.needs_memory, labels=gold_labels(probe, injection.ids))
+
+
+def gold_labels(probe: Probe, ids: list[str]) -> dict[str, Label]:
+    """Each of ``ids`` labelled by the probe's gold (one it does not name is neutral)."""
+    if probe.gold is None:
+        raise ValueError(f"probe {probe.id} has no gold labels; use --judge llm")
     gold = probe.gold
     harmful = {*gold.harmful, *gold.task_names(gold.harmful_tasks or [])}
     necessary = {*gold.necessary, *gold.task_names(gold.necessary_tasks or [])}
     labels: dict[str, Label] = {}
-    for item_id in injection.ids:
+    for item_id in ids:
         if item_id in harmful:
             labels[item_id] = Label.harmful
         elif item_id in necessary:
@@ -48,4 +55,4 @@ def gold_verdict(probe: Probe, injection: Injection) -> Verdict:
             labels[item_id] = Label.helpful
         else:
             labels[item_id] = Label.neutral
-    return Verdict(needs_memory=gold.needs_memory, labels=labels)
+    return labels

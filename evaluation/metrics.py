@@ -18,6 +18,22 @@ Definitions (a "turn" is one probe answered by one system):
   and not needing memory weigh the same however many turns each has, and every turn that
   misled the agent costs a full turn's worth.
 
+In session context (evaluation/session_scoring.py; docs/read-path.md, "Session-aware
+dose"): an agent that keeps its injections (``Profile.kept_by``) holds, on each turn,
+every item given on an earlier turn of its session in the text it was given. An item
+injected again in that text is a *repeat*: neutral, neither useful nor counted as new.
+- session_hit_rate: share of memory-needing turns with a useful item injected or held
+- repeat_rate: repeats over all injected items; repeat_byte_share: their bytes over all
+  injected bytes
+- session_useful_rate: useful items that are not repeats, over all injected items
+- bytes_per_session: injected bytes per session
+- useful_per_session: distinct items per session that were useful on a turn the agent
+  had them (injected or held)
+- session_composite = 0.5 * session_hit_rate + 0.5 * silence - harmful_turn_rate: the
+  composite with the session's held items; thresholds are tuned on it (evaluation/run.py)
+For an agent that does not keep its injections nothing is held, and the session metrics
+equal their per-turn counterparts.
+
 Task state (probes whose gold names ``necessary_tasks``, evaluation/task_feed.py):
 - task_status_hit_rate: of task probes with necessary tasks, the share where every one of
   them was injected
@@ -27,7 +43,9 @@ Task state (probes whose gold names ``necessary_tasks``, evaluation/task_feed.py
 - served: share of memory-needing turns served; a turn with necessary tasks is served only
   when all of them were injected (and, if it names useful cards too, one of those), any
   other memory-needing turn when it is a hit. Before task state no status follow-up could
-  be served: ``dose-mem/no-tasks`` runs the same probes with task state disabled.
+  be served: ``dose-mem/no-tasks`` runs the same probes with task state disabled. In
+  session context a task or card the agent holds from an earlier turn counts as given
+  (task_hit and served; not hit_rate, which stays per turn).
 
 By language (probe tags ``lang:<prompt>-><card>`` on memory turns, ``lang:<prompt>`` on
 the rest; evaluation/envs/demo/README.md): ``by_language_pair`` is hit_rate per pair over
@@ -40,7 +58,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from evaluation.judges import USEFUL, Label, Verdict
 from evaluation.probes import Probe
@@ -66,6 +84,12 @@ COLUMNS = (
     "task_quiet",
     "task_quiet_silent",
     "served",
+    "sessions",
+    "session_hit",
+    "repeat_items",
+    "repeat_bytes",
+    "new_useful_items",
+    "distinct_useful",
 )
 METRICS = (
     "hit_rate",
@@ -83,6 +107,13 @@ METRICS = (
     "task_status_hit_rate",
     "task_silence",
     "served",
+    "session_hit_rate",
+    "repeat_rate",
+    "repeat_byte_share",
+    "session_useful_rate",
+    "bytes_per_session",
+    "useful_per_session",
+    "session_composite",
 )
 RESAMPLES = 2000
 SEED = 20260907
@@ -113,15 +144,35 @@ class TurnRecord(BaseModel):
     task_quiet: bool = False
     task_hit: bool = False
     served: bool = False
+    # Session context (``session_scoring.score_turns``): what the agent held from earlier
+    # turns of its session, which injected items were repeats of it, whether this is the
+    # session's first turn here, and the useful items first counted for the session now.
+    held: list[str] = Field(default_factory=list)
+    repeats: list[str] = Field(default_factory=list)
+    repeat_bytes: int = 0
+    first_turn: bool = False
+    distinct_useful: int = 0
 
     @property
     def hit(self) -> bool:
         """A memory-needing turn that got at least one useful item (hit_rate's numerator)."""
         return self.needs_memory and any(self.labels.get(i) in USEFUL for i in self.items)
 
+    @property
+    def useful_ids(self) -> set[str]:
+        """The items useful on this turn that the agent has: injected now, or held."""
+        return {i for i in [*self.items, *self.held] if self.labels.get(i) in USEFUL}
+
+    @property
+    def session_hit(self) -> bool:
+        """A memory-needing turn on which the agent has a useful item (injected or held)."""
+        return self.needs_memory and bool(self.useful_ids)
+
     def counts(self) -> list[float]:
         n_items = len(self.items)
         useful = sum(self.labels.get(i) in USEFUL for i in self.items)
+        repeated = set(self.repeats)
+        new_useful = sum(self.labels.get(i) in USEFUL for i in self.items if i not in repeated)
         harmful = sum(self.labels.get(i) == Label.harmful for i in self.items)
         injected = n_items > 0
         share = self.useful_bytes / self.bytes if self.bytes else 0.0
@@ -145,19 +196,35 @@ class TurnRecord(BaseModel):
             self.task_quiet,
             self.task_quiet and self.task_hit,
             self.served,
+            self.first_turn,
+            self.session_hit,
+            len(repeated),
+            self.repeat_bytes,
+            new_useful,
+            self.distinct_useful,
         ]
 
 
-def turn_record(system: str, probe: Probe, injection: Injection, verdict: Verdict) -> TurnRecord:
+def turn_record(
+    system: str,
+    probe: Probe,
+    injection: Injection,
+    verdict: Verdict,
+    held: list[str] | None = None,
+) -> TurnRecord:
+    """One turn's counts. ``held``: what the agent holds from earlier turns of its
+    session (``session_scoring.score_turns``; labelled in ``verdict`` too): a task the
+    agent holds counts as given, and ``served`` counts a held useful card."""
     useful_bytes = sum(i.bytes for i in injection.items if verdict.labels.get(i.id) in USEFUL)
     gold = probe.gold
     wanted = set(gold.task_names(gold.necessary_tasks or [])) if gold else set()
     task_probe = gold is not None and gold.is_task_probe
-    got = wanted <= set(injection.ids) if wanted else not injection.items
-    hit = verdict.needs_memory and any(verdict.labels.get(i) in USEFUL for i in injection.ids)
+    has = [*injection.ids, *(held or [])]
+    got = wanted <= set(has) if wanted else not injection.items
+    hit = verdict.needs_memory and any(verdict.labels.get(i) in USEFUL for i in has)
     if wanted:
         cards = gold is not None and bool(gold.necessary or gold.helpful)
-        card_hit = any(verdict.labels.get(i) in USEFUL for i in injection.ids if i not in wanted)
+        card_hit = any(verdict.labels.get(i) in USEFUL for i in has if i not in wanted)
         served = verdict.needs_memory and got and (card_hit or not cards)
     else:
         served = hit
@@ -177,6 +244,7 @@ def turn_record(system: str, probe: Probe, injection: Injection, verdict: Verdic
         task_quiet=task_probe and not wanted,
         task_hit=task_probe and got,
         served=served,
+        held=held or [],
     )
 
 
@@ -206,6 +274,15 @@ def metrics_from_sums(s: np.ndarray) -> dict[str, np.ndarray]:
     out["task_status_hit_rate"] = _ratio(c["task_need_hit"], c["task_need"])
     out["task_silence"] = _ratio(c["task_quiet_silent"], c["task_quiet"])
     out["served"] = _ratio(c["served"], c["need"])
+    out["session_hit_rate"] = _ratio(c["session_hit"], c["need"])
+    out["repeat_rate"] = _ratio(c["repeat_items"], c["items"])
+    out["repeat_byte_share"] = _ratio(c["repeat_bytes"], c["bytes"])
+    out["session_useful_rate"] = _ratio(c["new_useful_items"], c["items"])
+    out["bytes_per_session"] = _ratio(c["bytes"], c["sessions"])
+    out["useful_per_session"] = _ratio(c["distinct_useful"], c["sessions"])
+    out["session_composite"] = (
+        0.5 * out["session_hit_rate"] + 0.5 * out["silence"] - out["harmful_turn_rate"]
+    )
     return out
 
 

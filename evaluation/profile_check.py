@@ -4,8 +4,9 @@ The cheapest faithful check: only the probes of the environment's agent of the s
 name (else of every agent with the same profile), all of them (dev and test: nothing is
 tuned here, the change is only checked), each answered by the read path exactly as the
 ``dose-mem/shipped`` system answers it (the profile as given, no threshold tuning, task
-state on), judged by the gold labels. The composite of the changed profile must not
-fall below that of the current one. The environment's history and its weekly snapshot
+state on), judged by the gold labels in session context (evaluation/session_scoring.py).
+The session composite of the changed profile must not fall below that of the current
+one. The environment's history and its weekly snapshot
 indexes are built once per run and shared by every agent and candidate.
 """
 
@@ -63,7 +64,8 @@ class EnvCheck:
         return [p for p in env.probes if p.agent in agents and p.gold is not None]
 
     def composite(self, agents: list[str], profile: Profile) -> float:
-        """The gold composite of ``agents``' probes, each answered under ``profile``."""
+        """The gold session composite of ``agents``' probes, each answered under
+        ``profile`` (whose ``kept_by`` says whether the agent keeps its injections)."""
         env, store = self._open()
         probes = self.probes(agents)
         if not probes:
@@ -71,4 +73,5 @@ class EnvCheck:
         profiles = {env.spec.agents[a].profile: profile for a in agents}
         system = DoseMem("tune-profiles", profiles, env.spec, shipped=True, tasks=self._boards)
         answers = answer_all(system, probes, env, store, lambda _g: SHIPPED)
-        return point_estimates(gold_records(system.name, probes, answers))["composite"]
+        records = gold_records(system.name, probes, answers, lambda p: profile.keeps(p.agent))
+        return point_estimates(records)["session_composite"]

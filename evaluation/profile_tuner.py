@@ -35,7 +35,6 @@ from profiles.overrides import apply_override, merge
 from profiles.proposals import Measure
 from recall_api.engine import RecallEngine
 from recall_api.models import Identity, RecallRequest
-from recall_api.triggers import SessionTracker
 
 # Four injected items nobody read cost as much as one miss served.
 UNUSED_WEIGHT = 0.25
@@ -117,7 +116,7 @@ def replay(
     engine: RecallEngine, identity: Identity, agent: AgentSignals, profile: Profile
 ) -> Measure:
     """Every logged recall of ``agent`` again under ``profile``, in order, measured."""
-    engine.sessions = SessionTracker()
+    engine.forget_sessions()
     injected: list[set[str]] = []
     total_bytes = 0
     for o in agent.outcomes:

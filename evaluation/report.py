@@ -33,6 +33,8 @@ TASK_ROWS = {
     "served": "memory-needing turns served",
 }
 WITH_TASKS, WITHOUT_TASKS = "dose-mem", "dose-mem/no-tasks"
+# The turns in session context (session_scoring.py): its own table.
+SESSION_TABLE = METRICS[METRICS.index("session_hit_rate") :]
 
 
 def _share_json(share: Share) -> dict[str, object]:
@@ -97,7 +99,7 @@ def task_json(result: EvalResult) -> dict[str, object]:
 
 def _cell(result: EvalResult, name: str, metric: str) -> str:
     e = result.systems[name].metrics[metric]
-    digits = 1 if metric == "bytes_per_turn" else 3
+    digits = 1 if metric in ("bytes_per_turn", "bytes_per_session") else 3
     return f"{e.value:.{digits}f} [{e.ci[0]:.{digits}f}, {e.ci[1]:.{digits}f}]"
 
 
@@ -221,11 +223,25 @@ def markdown(result: EvalResult) -> str:
         "| " + name + " | " + " | ".join(_cell(result, name, m) for m in table) + " |"
         for name in names
     ]
+    lines += [
+        "",
+        "## In session context",
+        "",
+        "An agent that keeps its injections holds what it was given earlier in the session: "
+        "a repeat is neutral, a held useful item meets the need (evaluation/README.md).",
+        "",
+        *_header("system", SESSION_TABLE),
+    ]
+    lines += [
+        "| " + name + " | " + " | ".join(_cell(result, name, m) for m in SESSION_TABLE) + " |"
+        for name in names
+    ]
     lines += task_sections(result)
     lines += language_sections(result)
     lines += ["", "## Thresholds chosen on dev", ""]
     lines += [
-        f"- {n}: {result.systems[n].thresholds} (dev composite {result.systems[n].dev_composite})"
+        f"- {n}: {result.systems[n].thresholds} (dev session composite "
+        f"{result.systems[n].dev_composite})"
         for n in names
     ]
     if result.skipped:

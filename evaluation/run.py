@@ -1,8 +1,9 @@
 """Run an evaluation: replay every probe against its weekly snapshot, tune each system's
 threshold on the dev split, answer the test split once, judge, and measure.
 
-Thresholds are chosen on dev by the composite score (ties: fewer bytes per turn; the
-working group also within a routine-injection limit), one per tuning group
+Thresholds are chosen on dev by the session composite (``metrics.py``: the composite
+with what each agent held from earlier turns of its session; ties: fewer bytes per turn;
+the working group also within a routine-injection limit), one per tuning group
 (``System.group``). ``dose-mem/shipped`` is not tuned: it runs the profiles exactly as
 shipped in ``profiles/*.yaml``. Task state needs no tuning (no threshold applies to it);
 the dose-mem systems answer status questions from the task events before each probe.
@@ -20,10 +21,11 @@ from pydantic import BaseModel, Field
 
 from evaluation.environment import Environment, load_environment
 from evaluation.external import Skipped, external_systems
-from evaluation.judges import Verdict, gold_verdict
+from evaluation.judges import Verdict, gold_labels, gold_verdict
 from evaluation.llm_judge import LLMJudge, agreement
-from evaluation.metrics import Estimate, TurnRecord, point_estimates, summarise, turn_record
+from evaluation.metrics import Estimate, TurnRecord, point_estimates, summarise
 from evaluation.probes import Probe, Split, system_input
+from evaluation.session_scoring import Keeps, score_turns
 from evaluation.snapshots import SnapshotStore
 from evaluation.systems import Injection, System, baseline_systems, dose_mem_systems
 from evaluation.task_feed import TaskBoards
@@ -31,9 +33,11 @@ from memory_repo.errors import DoseMemError
 from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import Settings
 from memory_repo.store import load_memory
-from profiles.model import load_profiles
+from profiles.model import Profile, load_profiles
 
 Tick = Callable[[str], None]
+# What thresholds are tuned on: the composite in session context.
+TUNED_ON = "session_composite"
 
 
 class EvaluationError(DoseMemError):
@@ -84,8 +88,18 @@ def answer_all(
     return out
 
 
-def gold_records(name: str, probes: list[Probe], answers: dict[str, Injection]) -> list[TurnRecord]:
-    return [turn_record(name, p, answers[p.id], gold_verdict(p, answers[p.id])) for p in probes]
+def gold_records(
+    name: str, probes: list[Probe], answers: dict[str, Injection], keeps: Keeps | None = None
+) -> list[TurnRecord]:
+    """The probes judged by their gold labels, in session context (``keeps``: whose agent
+    keeps its injections; None: nobody's, the per-turn scoring)."""
+    verdicts = {p.id: gold_verdict(p, answers[p.id]) for p in probes}
+    return score_turns(name, probes, answers, verdicts, keeps, gold_labels)
+
+
+def keeping(profiles: dict[str, Profile]) -> Keeps:
+    """Whether a probe's agent keeps its injections, by its profile's ``kept_by``."""
+    return lambda p: p.profile in profiles and profiles[p.profile].keeps(p.agent)
 
 
 def tune(
@@ -95,22 +109,23 @@ def tune(
     store: SnapshotStore,
     tick: Tick | None = None,
     limits: dict[str, float] | None = None,
+    keeps: Keeps | None = None,
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """Per tuning group: the grid threshold with the best dev composite (then fewest bytes),
-    within the group's routine-injection limit (``limits``, by profile name: the
-    profile's ``routine_limit``; the working profile's contract is to stay quiet on
-    routine coding steps)."""
+    """Per tuning group: the grid threshold with the best dev session composite (then
+    fewest bytes), within the group's routine-injection limit (``limits``, by profile
+    name: the profile's ``routine_limit``; the working profile's contract is to stay
+    quiet on routine coding steps). ``keeps``: as ``gold_records``."""
     groups = {system.group(system_input(p)) for p in dev}
     best: dict[str, tuple[float, float, float]] = {}
     for t in system.grid:
         answers = answer_all(system, dev, env, store, lambda _g, t=t: t, tick)
-        records = gold_records(system.name, dev, answers)
+        records = gold_records(system.name, dev, answers, keeps)
         for group in groups:
             ids = {p.id for p in dev if system.group(system_input(p)) == group}
             m = point_estimates([r for r in records if r.probe_id in ids])
             if m["routine_injection_rate"] > (limits or {}).get(group, 1.0):
                 continue
-            key = (m["composite"], -m["bytes_per_turn"], t)
+            key = (m[TUNED_ON], -m["bytes_per_turn"], t)
             if group not in best or key[:2] > best[group][:2]:
                 best[group] = key
     for group in groups - best.keys():
@@ -164,9 +179,10 @@ def run_evaluation(
         tick = progress(total) if progress else None
         tuned: dict[str, tuple[dict[str, float], dict[str, float]]] = {}
         limits = {name: p.routine_limit for name, p in profiles.items()}
+        keeps = keeping(profiles)
         answers: dict[str, dict[str, Injection]] = {}
         for system in systems:
-            tuned[system.name] = tune(system, dev, env, store, tick, limits)
+            tuned[system.name] = tune(system, dev, env, store, tick, limits, keeps)
             chosen = tuned[system.name][0]
             answers[system.name] = answer_all(
                 system, test, env, store, lambda g, c=chosen: c.get(g, max(c.values())), tick
@@ -182,7 +198,8 @@ def run_evaluation(
         results: dict[str, SystemResult] = {}
         for system in systems:
             name = system.name
-            mine = [turn_record(name, p, answers[name][p.id], verdicts[name][p.id]) for p in test]
+            held_by = gold_labels if judge == "gold" else None
+            mine = score_turns(name, test, answers[name], verdicts[name], keeps, held_by)
             records.extend(mine)
             results[name] = SystemResult(
                 thresholds=tuned[name][0],

@@ -10,6 +10,10 @@ Systems defined here (every one under the environment's shared budget at most):
   ``profiles/*.yaml`` (no tuning): what a user gets out of the box.
 - ``dose-mem/relevance``: ``dose-mem`` with every profile's gate in mode ``relevance``
   (``in_relevance_mode``), one threshold tuned per profile the same way.
+- ``dose-mem/per-turn``: ``dose-mem/shipped`` with every profile's ``kept_by`` emptied
+  (``per_turn``): each passing item given on every turn, as before session-aware dose
+  (docs/read-path.md); untuned, so beside ``dose-mem/shipped`` it is the before and after
+  of that change in one run.
 - ``dose-mem/full``, ``dose-mem/working``, ``dose-mem/personal``: that one profile applied
   to every probe (the agent's identity still limits which projects it may see).
 - ``dose-mem/no-tasks``: ``dose-mem`` with task state disabled (``engine.tasks = None``),
@@ -45,7 +49,6 @@ from memory_repo.models import GLOBAL
 from profiles.model import Gate, GateMode, Level, Profile, Trigger
 from recall_api.assemble import assemble
 from recall_api.models import RecallRequest
-from recall_api.triggers import SessionTracker
 
 DEPTH = 10
 SHIPPED = -1.0  # the "threshold" that means: the profile's own, untuned
@@ -123,7 +126,7 @@ class DoseMem:
 
     def answer(self, inp: SystemInput, snapshot: Snapshot, threshold: float) -> Injection:
         if id(snapshot) not in self._snapshots:
-            snapshot.engine.sessions = SessionTracker()  # a fresh replay
+            snapshot.engine.forget_sessions()  # a fresh replay
             self._snapshots.add(id(snapshot))
         base = self.profiles[self.group(inp)]
         profile = (
@@ -223,6 +226,12 @@ def in_relevance_mode(profile: Profile) -> Profile:
     )
 
 
+def per_turn(profile: Profile) -> Profile:
+    """The profile for agents taken not to keep their injections (``kept_by`` empty):
+    every item that passes is given on every turn."""
+    return profile.model_copy(update={"kept_by": []})
+
+
 def dose_mem_systems(
     profiles: dict[str, Profile], spec: EnvSpec, tasks: TaskBoards | None = None
 ) -> list[DoseMem]:
@@ -233,9 +242,11 @@ def dose_mem_systems(
     ]
     before = [DoseMem("dose-mem/no-tasks", profiles, spec)] if tasks is not None else []
     relevance = {name: in_relevance_mode(p) for name, p in profiles.items()}
+    resent = {name: per_turn(p) for name, p in profiles.items()}
     return [
         DoseMem("dose-mem", profiles, spec, tasks=tasks),
         DoseMem("dose-mem/shipped", profiles, spec, shipped=True, tasks=tasks),
+        DoseMem("dose-mem/per-turn", resent, spec, shipped=True, tasks=tasks),
         DoseMem("dose-mem/relevance", relevance, spec, tasks=tasks),
         *fixed,
         *before,

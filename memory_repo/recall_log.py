@@ -56,7 +56,8 @@ class LoggedCandidate(BaseModel):
     probability) against its bar, and its fate.
 
     ``dropped``: None (injected), ``below_threshold``, ``l0_overlap`` (passed the bar,
-    but its L0 line shares no word with the prompt), ``budget`` (passed, did not fit the
+    but its L0 line shares no word with the prompt), ``held`` (passed, but the agent
+    keeps it since ``given_turn`` of this session), ``budget`` (passed, did not fit the
     bytes left) or ``item_cap`` (after the profile's item cap: never judged and without a
     score in mode ``score``; passed but crowded out by more relevant items in mode
     ``relevance``).
@@ -68,6 +69,7 @@ class LoggedCandidate(BaseModel):
     score: float | None = None
     bar: float | None = None
     dropped: str | None = None
+    given_turn: int | None = None
 
 
 class RecallLogEntry(BaseModel):

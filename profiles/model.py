@@ -127,6 +127,18 @@ class Profile(BaseModel):
         "the memory_read tool (MCP, the Pi extension, the Hermes provider); an agent with "
         "plain HTTP only could use 'GET /v1/memories/{id}'.",
     )
+    kept_by: list[str] = Field(
+        default_factory=list,
+        description="The agents (a token's agent name; '*' for any) that keep an injection "
+        "in their history, so an item given earlier in a session is not given again "
+        "while its version is unchanged and no compaction or clear was reported "
+        "(docs/read-path.md, 'Session-aware dose'). Any other agent is given every item "
+        "that passes, on every turn. Default: none.",
+    )
+
+    def keeps(self, agent: str) -> bool:
+        """Whether ``agent`` keeps what was injected (``kept_by``)."""
+        return agent in self.kept_by or "*" in self.kept_by
 
 
 class ProfileError(DoseMemError):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 import anyio
 from fastapi import FastAPI, Request
@@ -13,13 +12,9 @@ from fastapi.responses import JSONResponse
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memory_repo.index.embedders import make_embedder, one_blas_thread
-from memory_repo.recall_log import RecallLog
 from memory_repo.settings import Settings
-from profiles.model import load_profiles
 from recall_api.bodies import drain, too_large
 from recall_api.deps import Services
-from recall_api.engine import RecallEngine
 from recall_api.inspector.pages import add_inspector
 from recall_api.models import MAX_BODY_BYTES
 from recall_api.routes import (
@@ -32,8 +27,7 @@ from recall_api.routes import (
     sessions,
     tasks,
 )
-from recall_api.task_board import TaskBoard
-from recall_api.tokens import TokenStore
+from recall_api.services import build_services
 
 
 class BodyLimit:
@@ -63,54 +57,6 @@ class BodyLimit:
                 await too_large(MAX_BODY_BYTES)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
-
-
-def build_services(
-    settings: Settings, rollback: Callable[[Settings, str], str] | None = None
-) -> Services:
-    return Services(
-        settings=settings,
-        engine=build_engine(settings),
-        tokens=TokenStore(tokens_path(settings)),
-        rollback=rollback,
-    )
-
-
-def build_engine(settings: Settings) -> RecallEngine:
-    """The engine ``dose-mem serve`` answers with: query-side embedder, one BLAS thread,
-    the recall log and task board of ``settings``, warmed up (index loaded, models run)."""
-    one_blas_thread()
-    engine = RecallEngine(
-        settings.memory_path,
-        settings.index_path,
-        load_profiles(settings.profiles_path),
-        make_embedder(settings, for_queries=True),
-        recall_log=recall_log_for(settings),
-        loader=settings.snapshot_loader,
-        tasks=TaskBoard(
-            settings.tasks_path,
-            stale_hours=settings.task_stale_hours,
-            keep_days=settings.task_keep_days,
-        ),
-    )
-    engine.warm_up()
-    return engine
-
-
-def recall_log_for(settings: Settings) -> RecallLog | None:
-    """The recall log's writer, or None when the log is turned off."""
-    if not settings.recall_log:
-        return None
-    return RecallLog(
-        settings.recall_log_path,
-        days=settings.recall_log_days,
-        max_mb=settings.recall_log_mb,
-        prompts=settings.recall_log_prompts,
-    )
-
-
-def tokens_path(settings: Settings) -> Path:
-    return settings.state_path / "tokens.json"
 
 
 def create_app(

@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from memory_repo.settings import Settings
-from recall_api.engine import RecallEngine
 from recall_api.models import Identity
-from recall_api.tokens import TokenError, TokenStore
-
-
-@dataclass
-class Services:
-    settings: Settings
-    engine: RecallEngine
-    tokens: TokenStore
-    # The write path's rollback (``flows.rollback.rollback``), handed in by whoever starts
-    # the service (``dose-mem serve``): the read path never imports flows. None: the
-    # inspector offers the command line instead.
-    rollback: Callable[[Settings, str], str] | None = None
-
+from recall_api.services import Services
+from recall_api.tokens import TokenError
 
 _bearer = HTTPBearer(auto_error=False)
 

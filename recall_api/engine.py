@@ -31,11 +31,19 @@ from memory_repo.store import load_file
 from memory_repo.tasks.view import line
 from profiles.model import Profile
 from profiles.overrides import AgentProfiles
-from recall_api.assemble import assemble, assemble_tasks
+from recall_api.assemble import assemble, assemble_tasks, render
 from recall_api.bridge import Bridge
 from recall_api.evidence import Prompt, read_prompt
 from recall_api.gate import Judged, decide
-from recall_api.models import Identity, Reason, RecallRequest, RecallResult
+from recall_api.given import Given, GivenStore, version
+from recall_api.models import (
+    HeldItem,
+    Identity,
+    InjectedItem,
+    Reason,
+    RecallRequest,
+    RecallResult,
+)
 from recall_api.relevance import Context, RelevanceModel, shipped_model
 from recall_api.scoping import Resolution, allowed, prefilter_for, resolve_project
 from recall_api.task_board import TaskBoard
@@ -50,11 +58,13 @@ log = logging.getLogger(__name__)
 @dataclass
 class Trace:
     """How one recall was decided, for the recall log: how the project was resolved,
-    the hits the gate saw (in retrieval order) and how the gate judged each."""
+    the hits the gate saw (in retrieval order), how the gate judged each, and which of
+    those that passed the agent already held."""
 
     how: str = "none"
     hits: list[Hit] = field(default_factory=list)
     judged: list[Judged] = field(default_factory=list)
+    held: list[HeldItem] = field(default_factory=list)
 
 
 def prefilter_warm() -> Prefilter:
@@ -84,6 +94,7 @@ class RecallEngine:
         self.profiles = profiles
         self.overrides = AgentProfiles(self.memory_root)
         self.sessions = SessionTracker()
+        self.given = GivenStore()
         self.recall_log = recall_log
         self._today = today
         self._registry_mtime = -1.0
@@ -141,6 +152,12 @@ class RecallEngine:
         """The day lifecycle rules are judged on (injectable for tests)."""
         return self._today()
 
+    def forget_sessions(self) -> None:
+        """Forget every session's state (turns, projects, what each was given): a replay
+        of logged or simulated turns starts as a freshly started service would."""
+        self.sessions = SessionTracker()
+        self.given = GivenStore()
+
     def profile(self, identity: Identity, override: Profile | None = None) -> Profile:
         """``override`` when given; else the token's profile refined by the agent's
         override file in the memory repository (``profiles/overrides.py``)."""
@@ -181,7 +198,18 @@ class RecallEngine:
         profile: Profile,
         trace: Trace,
     ) -> RecallResult:
-        """The decision; ``trace`` receives how it was reached, for the recall log."""
+        """The decision; ``trace`` receives how it was reached, for the recall log.
+
+        For an agent that keeps its injections (``Profile.keeps``), a passing item the
+        session holds in the version it would be shown is not given again: it takes no
+        budget and no place under the item cap (``RecallResult.held``), and what is
+        given is remembered for the session (``GivenStore``). ``context_reset`` forgets
+        what the session was given first. Task-state lines are held alike: a task whose
+        line has not changed since the agent was given it is not given again.
+        """
+        if request.context_reset:
+            self.given.forget(identity.agent, request.session_id)
+        keeps = profile.keeps(identity.agent)
         registry = self.registry
         where = resolve_project(
             registry, project=request.project, cwd=request.cwd, prompt=request.prompt
@@ -192,7 +220,7 @@ class RecallEngine:
         )
         quiet = partial(RecallResult.quiet, profile=profile.name, project=where.project)
         if self.tasks is not None and cue_in(request.prompt, profile.status_cues):
-            answered = self._task_state(identity, profile, registry, where.project, request.prompt)
+            answered = self._task_state(identity, profile, registry, where, request, keeps, trace)
             if answered is not None:
                 return answered
         trigger = fired(
@@ -218,9 +246,16 @@ class RecallEngine:
             project=where.project,
             trigger=trigger,
         )
-        items, text = assemble(_passing(judged, trace.judged), profile)
+        passing = _passing(judged, trace.judged)
+        held = self.given.held(identity.agent, request.session_id) if keeps else {}
+        if held:
+            passing = _not_held(passing, held, profile, trace.held)
+        items, text = assemble(passing, profile)
+        if keeps and items:
+            self._remember(identity, request, items)
         if not items:
-            return quiet(Reason.below_threshold, trigger=trigger, considered=len(hits))
+            why = Reason.held if trace.held else Reason.below_threshold
+            return quiet(why, trigger=trigger, considered=len(hits), held=trace.held)
         return RecallResult.dose(
             items,
             text,
@@ -228,6 +263,7 @@ class RecallEngine:
             project=where.project,
             trigger=trigger,
             considered=len(hits),
+            held=trace.held,
         )
 
     def _search(
@@ -262,24 +298,35 @@ class RecallEngine:
         cued = cue_in(request.prompt, profile.cues) is not None
         return prompt, [] if isinstance(found, Reason) else found, Context(cued, where.project)
 
+    def _remember(
+        self, identity: Identity, request: RecallRequest, items: list[InjectedItem]
+    ) -> None:
+        """What this turn gave, as the session now holds it."""
+        given = [(i.id, version(i.text)) for i in items]
+        self.given.give(identity.agent, request.session_id, request.turn, given)
+
     def _task_state(
         self,
         identity: Identity,
         profile: Profile,
         registry: Registry,
-        project: str | None,
-        prompt: str,
+        where: Resolution,
+        request: RecallRequest,
+        keeps: bool,
+        trace: Trace,
     ) -> RecallResult | None:
         """A status question's answer from task state: the tasks it asks about, or
         ``no_task`` when it is a question and no visible task fits; ``None`` (go on to
-        cards) when the cue was not a question and no task fits."""
+        cards) when the cue was not a question and no task fits. For an agent that
+        keeps its injections, a task line it holds as it is now is not given again
+        (``held``; nothing given and something held: reason ``held``)."""
         assert self.tasks is not None
         board = self.tasks
+        project, prompt = where.project, request.prompt
         tasks = board.visible(identity, profile, registry, project)
         chosen = board.answer(prompt, tasks, project, registry) if tasks else None
-        no_task = RecallResult.quiet(
-            Reason.no_task, profile=profile.name, project=project, trigger="status"
-        )
+        quiet = partial(RecallResult.quiet, profile=profile.name, project=project, trigger="status")
+        no_task = quiet(Reason.no_task)
         if not chosen:
             if _QUESTION.search(prompt):
                 return no_task
@@ -293,9 +340,14 @@ class RecallEngine:
             )
             for t in chosen
         ]
+        held = self.given.held(identity.agent, request.session_id) if keeps else {}
+        if held:
+            lines = [t for t in lines if not _holds(held, t[0], f"- {t[2]}", trace.held)]
         items, text = assemble_tasks(lines, profile)
+        if keeps and items:
+            self._remember(identity, request, items)
         if not items:
-            return no_task
+            return quiet(Reason.held, held=trace.held) if trace.held else no_task
         return RecallResult.dose(
             items,
             text,
@@ -303,6 +355,7 @@ class RecallEngine:
             project=project,
             trigger="status",
             considered=len(tasks),
+            held=trace.held,
         )
 
     def search(
@@ -403,6 +456,29 @@ def _passing(judged: Iterable[Judged], seen: list[Judged]) -> Iterator[tuple[Hit
             yield j.hit, j.score
 
 
+def _not_held(
+    passing: Iterable[tuple[Hit, float]],
+    held: dict[str, Given],
+    profile: Profile,
+    out: list[HeldItem],
+) -> Iterator[tuple[Hit, float]]:
+    """The passing hits the session does not hold in the version this profile would show
+    them; ``out`` receives those it holds, with the turn each was given on."""
+    for hit, value in passing:
+        if not _holds(held, hit.item_id, render(hit, profile.level, profile.read_with), out):
+            yield hit, value
+
+
+def _holds(held: dict[str, Given], item_id: str, line: str, out: list[HeldItem]) -> bool:
+    """Whether the session holds ``item_id`` as ``line`` shows it; if so ``out`` receives
+    it with the turn it was given on."""
+    given = held.get(item_id)
+    if given is None or given.version != version(line):
+        return False
+    out.append(HeldItem(id=item_id, turn=given.turn))
+    return True
+
+
 def _refused(identity: Identity, where: Resolution) -> bool:
     """An explicit project the token may not see (or none known): out of scope."""
     return where.how == "explicit" and (
@@ -414,9 +490,11 @@ def _candidates(trace: Trace, result: RecallResult, profile: Profile) -> list[di
     """Each hit's score (a relevance in mode relevance), bar and fate, as
     ``recall_log.LoggedCandidate`` fields, in the order the gate judged them; the rank is
     the fused (retrieval) rank. A hit the gate never reached (mode score stops at the item
-    cap) is ``item_cap`` without a score; one that passed but was not injected was left
-    out for the item cap when the cap was reached, else for the byte budget."""
+    cap) is ``item_cap`` without a score; one that passed but was not injected was
+    ``held`` (with the turn it was given on) when the session holds it, else left out for
+    the item cap when the cap was reached, else for the byte budget."""
     injected = {i.id for i in result.items}
+    held = {h.id: h.turn for h in result.held}
     full = len(result.items) >= profile.max_items
     out: list[dict[str, object]] = []
     for j in trace.judged:
@@ -427,7 +505,10 @@ def _candidates(trace: Trace, result: RecallResult, profile: Profile) -> list[di
             "score": round(j.score, 4),
             "bar": round(j.bar, 4),
         }
-        if j.hit.item_id not in injected:
+        if j.hit.item_id in held:
+            row["dropped"] = "held"
+            row["given_turn"] = held[j.hit.item_id]
+        elif j.hit.item_id not in injected:
             row["dropped"] = (
                 "below_threshold"
                 if j.score < j.bar

@@ -34,6 +34,13 @@ CLAUDE_CODE_EVENT = "UserPromptSubmit"
 # Claude Code events that report task state (docs/tasks.md); SessionEnd also pushes
 # the ended transcript to the write path.
 TASK_EVENTS = frozenset({"PostToolUse", "Stop", "SubagentStop", "SessionEnd"})
+# Events after which the agent may no longer hold what was injected earlier in the
+# session: a compaction about to run (PreCompact), or a session started over a compacted,
+# cleared or resumed context (SessionStart's source; a resumed transcript may lack hook
+# context, anthropics/claude-code#11906, so it is reset too: at worst one repeat). The
+# next recall of that session says so (``context_reset``) and is given what passes again.
+RESET_EVENT = "PreCompact"
+RESET_SOURCES = frozenset({"compact", "clear", "resume"})
 OUTPUT_TAIL = 4000
 # The service takes raw session pushes up to 64 MiB (recall_api/models.MAX_SESSION_BYTES);
 # a larger transcript is not sent and counted as dropped.
@@ -185,31 +192,70 @@ def drain(folder: Path, url: str, token: str, timeout_s: float) -> int:
         return sent
 
 
+def _read_map(path: Path) -> dict[str, Any]:
+    """A small JSON object of per-session values; {} when missing or unreadable."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _write_map(path: Path, values: dict[str, Any]) -> None:
+    """Keep the most recent ``MAX_TRACKED_SESSIONS`` entries (dict order is recency) and
+    write them atomically (temp file + rename); raises OSError."""
+    while len(values) > MAX_TRACKED_SESSIONS:
+        values.pop(next(iter(values)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".turns-")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(values, fh)
+    os.replace(tmp, path)
+
+
 def next_turn(state_file: Path, session_id: str) -> int:
     """Count this session's prompts in a tiny JSON file; 1 whenever the count is unknowable.
 
     Only the most recent sessions are kept, so the file stays small forever. The write is
     atomic (temp file + rename); two prompts racing in one session is not a real case.
     """
-    try:
-        counts: dict[str, int] = json.loads(state_file.read_text(encoding="utf-8"))
-        if not isinstance(counts, dict):
-            counts = {}
-    except (OSError, ValueError):
-        counts = {}
+    counts = _read_map(state_file)
     turn = int(counts.pop(session_id, 0)) + 1
     counts[session_id] = turn  # re-inserted last: dict order doubles as recency
-    while len(counts) > MAX_TRACKED_SESSIONS:
-        counts.pop(next(iter(counts)))
-    try:
-        state_file.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=state_file.parent, prefix=".turns-")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(counts, fh)
-        os.replace(tmp, state_file)
-    except OSError:
-        return turn
+    with contextlib.suppress(OSError):
+        _write_map(state_file, counts)
     return turn
+
+
+def resets_context(event: Mapping[str, Any]) -> bool:
+    """A hook event after which the agent may no longer hold earlier injections:
+    PreCompact, or SessionStart after a compaction, a clear or a resume."""
+    name = event.get("hook_event_name")
+    return name == RESET_EVENT or (name == "SessionStart" and event.get("source") in RESET_SOURCES)
+
+
+def reset_file(state_file: Path) -> Path:
+    """Beside the turn counts: the sessions whose context was reset since their last
+    recall (``<agent>-turns-resets.json``)."""
+    return state_file.with_name(f"{state_file.stem}-resets.json")
+
+
+def mark_reset(path: Path, session_id: str) -> None:
+    """Note that the session's context was compacted or cleared; its next recall carries
+    ``context_reset`` (piggybacked, so it can not arrive after that recall)."""
+    marks = _read_map(path)
+    marks.pop(session_id, None)
+    marks[session_id] = time.time()
+    with contextlib.suppress(OSError):
+        _write_map(path, marks)
+
+
+def take_reset(path: Path, session_id: str) -> None:
+    """The service took the session's reset (its recall answered): forget the mark."""
+    marks = _read_map(path)
+    if marks.pop(session_id, None) is not None:
+        with contextlib.suppress(OSError):
+            _write_map(path, marks)
 
 
 def recall_request(event: Mapping[str, Any], turn: int) -> dict[str, Any] | None:
@@ -385,7 +431,10 @@ def run_claude_code(
     """One command for every hook event, told apart by ``hook_event_name``:
     ``UserPromptSubmit`` asks the service and prints hookSpecificOutput if memory came
     back; ``PostToolUse``, ``Stop``, ``SubagentStop`` and ``SessionEnd`` report to task
-    state and print nothing. Codex's hooks send the same shapes (``agent="codex"``).
+    state and print nothing; ``PreCompact``, and ``SessionStart`` with source ``compact``,
+    ``clear`` or ``resume``, note that the session's context was reset (no network: the
+    session's next recall carries it) and print nothing. Codex's hooks send the same shapes
+    (``agent="codex"``).
 
     The whole exchange runs under one deadline in a daemon thread: a socket timeout bounds
     each blocking call separately, while the agent needs a bound on the sum.
@@ -405,11 +454,27 @@ def run_claude_code(
         folder = outbox_dir(env, agent)
         _report_event(agent, event, name, url, token, timeout_s, folder)
         return 0
+    state = _default_state_file(env, agent)
+    if resets_context(event):
+        session = event.get("session_id")
+        if isinstance(session, str) and session:
+            mark_reset(reset_file(state), session)
+        return 0
     body = recall_request(event, turn=1)
     if body is None:
         return 0
-    body["turn"] = next_turn(_default_state_file(env, agent), body["session_id"])
-    text = _within(timeout_s, lambda: fetch_recall(url, token, body, timeout_s))
+    body["turn"] = next_turn(state, body["session_id"])
+    marks = reset_file(state)
+    if body["session_id"] in _read_map(marks):
+        body["context_reset"] = True
+
+    def ask() -> str:
+        text = fetch_recall(url, token, body, timeout_s)
+        if body.get("context_reset"):
+            take_reset(marks, body["session_id"])
+        return text
+
+    text = _within(timeout_s, ask)
     if text:
         stdout.write(claude_code_output(text) + "\n")
         stdout.flush()

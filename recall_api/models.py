@@ -75,6 +75,13 @@ class RecallRequest(BaseModel):
     turn: TurnNumber
     cwd: CwdPath | None = None
     project: ProjectId | None = None
+    context_reset: bool = Field(
+        default=False,
+        description="The agent compacted or cleared its context since its last recall in "
+        "this session: what the session was given is forgotten before this recall, so "
+        "an item the agent no longer holds is given again (docs/read-path.md, "
+        "'Session-aware dose').",
+    )
 
 
 class Reason(StrEnum):
@@ -87,6 +94,9 @@ class Reason(StrEnum):
     no_hits = "no_hits"
     # A status question that names no task this token may see (docs/tasks.md).
     no_task = "no_task"
+    # Everything that passed the gate was given earlier in this session and the agent
+    # keeps it (``RecallResult.held``; docs/read-path.md, "Session-aware dose").
+    held = "held"
 
 
 class InjectedItem(BaseModel):
@@ -102,8 +112,17 @@ class InjectedItem(BaseModel):
     rank: int
 
 
+class HeldItem(BaseModel):
+    """An item that passed the gate but was not given again: the agent holds it since
+    ``turn`` of this session (the turn it was given on), in the version it would get."""
+
+    id: str
+    turn: int
+
+
 class RecallResult(BaseModel):
-    """What was injected and why; ``text`` is exactly what the agent should prepend."""
+    """What was injected and why; ``text`` is exactly what the agent should prepend.
+    ``held`` lists what passed but was held back because the agent already has it."""
 
     injected: bool
     reason: Reason
@@ -114,6 +133,7 @@ class RecallResult(BaseModel):
     text: str = ""
     bytes: int = 0
     considered: int = 0
+    held: list[HeldItem] = Field(default_factory=list)
 
     @classmethod
     def quiet(
@@ -124,6 +144,7 @@ class RecallResult(BaseModel):
         trigger: str | None = None,
         project: str | None = None,
         considered: int = 0,
+        held: list[HeldItem] | None = None,
     ) -> RecallResult:
         """A decision to inject nothing, and why (``reason`` is never ``injected``)."""
         if reason is Reason.injected:
@@ -135,6 +156,7 @@ class RecallResult(BaseModel):
             trigger=trigger,
             project=project,
             considered=considered,
+            held=held or [],
         )
 
     @classmethod
@@ -147,6 +169,7 @@ class RecallResult(BaseModel):
         trigger: str | None = None,
         project: str | None = None,
         considered: int = 0,
+        held: list[HeldItem] | None = None,
     ) -> RecallResult:
         """A decision to inject ``items``; ``text`` is what the agent prepends and
         ``bytes`` is its UTF-8 length."""
@@ -160,4 +183,5 @@ class RecallResult(BaseModel):
             trigger=trigger,
             project=project,
             considered=considered,
+            held=held or [],
         )

@@ -14,14 +14,24 @@ import os
 import secrets
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from memory_repo.errors import DoseMemError
 
+if TYPE_CHECKING:
+    from memory_repo.settings import Settings
+
 PREFIX = "dm"
 # The profile field of an admin token: not a recall profile.
 ADMIN_PROFILE = "admin"
+
+
+def tokens_path(settings: Settings) -> Path:
+    """The token store's file. Here rather than in ``recall_api.app`` so ``dose-mem token``
+    and the MCP server's start-up check open it without importing the service."""
+    return settings.state_path / "tokens.json"
 
 
 class TokenError(DoseMemError):

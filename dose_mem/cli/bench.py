@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from dose_mem.cli.context import settings
-from evaluation.locomo import KS, LocomoResult, evaluate
 from memory_repo.errors import DoseMemError
-from memory_repo.index.embedders import make_embedder
+
+if TYPE_CHECKING:  # the evaluation and the index load only when the command runs
+    from evaluation.locomo import LocomoResult
 
 bench_app = typer.Typer(help="Benchmarks of the shipped retrieval code.", no_args_is_help=True)
 
@@ -28,6 +29,9 @@ def locomo(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Each question searches only its own conversation; recall = evidence turns found."""
+    from evaluation.locomo import evaluate
+    from memory_repo.index.embedders import make_embedder
+
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         typer.echo(f"no such file: {', '.join(missing)}", err=True)
@@ -49,6 +53,8 @@ def locomo(
 
 
 def _table(result: LocomoResult) -> Table:
+    from evaluation.locomo import KS
+
     table = Table(
         "system",
         *(f"recall@{k}" for k in KS),

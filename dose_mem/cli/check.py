@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from dose_mem.cli.context import settings
-from memory_repo.check import check_memory
 
 
 def register(app: typer.Typer) -> None:
@@ -23,6 +22,8 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print problems as a JSON list.")] = False,
 ) -> None:
     """Exit 1 when any file is malformed, 0 when the whole memory parses."""
+    from memory_repo.check import check_memory
+
     root = memory or settings().memory_path
     if not root.is_dir():
         typer.echo(f"no memory repository at {root} (run `dose-mem init`)", err=True)

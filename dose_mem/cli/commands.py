@@ -8,6 +8,7 @@ from types import ModuleType
 NAMES = (
     "bench",
     "check",
+    "connect",
     "eval",
     "hook",
     "import_memories",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memory_repo.settings import Settings, get_settings
+if TYPE_CHECKING:  # pydantic-settings loads when a command reads its settings, not for --help
+    from memory_repo.settings import Settings
 
 _home: Path | None = None
 
@@ -15,4 +17,6 @@ def set_home(home: Path | None) -> None:
 
 
 def settings() -> Settings:
+    from memory_repo.settings import get_settings
+
     return get_settings(home=_home)

@@ -1,7 +1,8 @@
 """The ``dose-mem`` script: a fast path for per-prompt hooks, else the full CLI.
 
-Loading the full CLI imports every command (the index, LanceDB, Prefect) and takes
-seconds; a hook runs on every prompt under a 2 s budget, so ``dose-mem hook claude-code``
+Loading the full CLI imports typer, rich and every command module (each imports its
+heavy libraries, the index, LanceDB, Prefect, only when it runs: tests/test_cli_imports.py);
+a hook runs on every prompt under a 2 s budget, so ``dose-mem hook claude-code``
 (``hook codex``, and Codex's ``dose-mem notify codex``) is dispatched here with only the
 standard library imported, and ``dose-mem serve`` with only the serve command.
 """
@@ -38,8 +39,8 @@ def main() -> None:
         codex_notify(args[2:])
         sys.exit(0)
     if _command(args) == "serve":
-        # The service imports only what it serves with: the full CLI pulls in the LLM
-        # client, plotting and git libraries, resident for the life of the service.
+        # The service imports only what it serves with: no other command module stays
+        # resident for the life of the service.
         from dose_mem.cli.build import make_app
 
         make_app(("serve",))()

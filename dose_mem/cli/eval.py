@@ -13,10 +13,6 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from dose_mem.cli.context import settings
-from evaluation.from_sessions import probes_from_transcripts, read_transcripts
-from evaluation.probes import dump_probes
-from evaluation.report import summary_json, write_report
-from evaluation.run import run_evaluation
 from memory_repo.errors import DoseMemError
 
 eval_app = typer.Typer(
@@ -49,6 +45,9 @@ def run(
     ] = None,
 ) -> None:
     """Tune thresholds on dev, report on test; writes report.md, results.json, PNGs."""
+    from evaluation.report import summary_json, write_report
+    from evaluation.run import run_evaluation
+
     if judge not in ("gold", "llm"):
         typer.echo(f"unknown judge {judge!r} (use gold or llm)", err=True)
         raise typer.Exit(2)
@@ -108,6 +107,9 @@ def probes_from_sessions(
     ] = None,
 ) -> None:
     """Turn captured sessions into an unlabelled probe file to label by hand."""
+    from evaluation.from_sessions import probes_from_transcripts, read_transcripts
+    from evaluation.probes import dump_probes
+
     if not transcripts.exists():
         typer.echo(f"no such file or folder: {transcripts}", err=True)
         raise typer.Exit(2)

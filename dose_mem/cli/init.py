@@ -9,8 +9,6 @@ from typing import Annotated
 import typer
 
 from dose_mem.cli.context import settings
-from memory_repo.bootstrap import has_memory, init_memory
-from memory_repo.demo import DEMO_PROJECTS, build_demo
 
 
 def register(app: typer.Typer) -> None:
@@ -30,6 +28,9 @@ def init(
     ] = None,
 ) -> None:
     """Create the memory git repository under the home directory."""
+    from memory_repo.bootstrap import has_memory, init_memory
+    from memory_repo.demo import DEMO_PROJECTS, build_demo
+
     root = settings().memory_path
     exists = has_memory(root)
     if not demo:

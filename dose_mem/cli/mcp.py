@@ -1,17 +1,22 @@
 """``dose-mem mcp``: the MCP server over stdio (default) or streamable HTTP (``--http``).
 
-stdio serves one client as one identity, so the token is verified at start-up; over HTTP
-every request carries its own bearer token, checked by the SDK's auth middleware.
+stdio serves one client as one identity, so the token is verified at start-up (a refused
+one still serves: every tool call says why); over HTTP every request carries its own
+bearer token, checked by ``recall_api.mcp_server.BearerGate``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from dose_mem.cli.context import settings
 from dose_mem.cli.serve import is_loopback
+
+if TYPE_CHECKING:
+    from memory_repo.settings import Settings
+    from recall_api.services import Services
 
 DEFAULT_MCP_PORT = 8766
 
@@ -29,29 +34,26 @@ def mcp(
 ) -> None:
     """Expose memory_search, memory_read and memory_recall to MCP clients."""
     from memory_repo.errors import DoseMemError
-    from profiles.model import load_profiles
-    from recall_api.app import build_services, tokens_path
-    from recall_api.mcp_server import build_server, identity_for
-    from recall_api.tokens import TokenStore
+    from recall_api.mcp_server import Refused, build_server, process_cwd, stdio_identity
+    from recall_api.tokens import TokenStore, tokens_path
+
+    def build_services(cfg: Settings) -> Services:  # the service's modules: first tool call
+        from recall_api.services import build_services
+
+        return build_services(cfg)
 
     if http and not is_loopback(host):
         typer.echo(f"refusing to serve MCP on {host}: loopback addresses only", err=True)
         raise typer.Exit(2)
-    if not http and not token:
-        typer.echo("no token: pass --token or set DOSE_MEM_TOKEN", err=True)
-        raise typer.Exit(2)
     cfg = settings()
-    identity = None
-    if not http:  # checked before the index opens, so a bad token fails fast and clearly
-        try:
-            identity = identity_for(
-                TokenStore(tokens_path(cfg)), load_profiles(cfg.profiles_path), token or ""
-            )
-        except DoseMemError as exc:
-            typer.echo(f"token refused: {exc}", err=True)
-            raise typer.Exit(2) from exc
-    if identity is not None:  # the index opens on the first tool call, not before the handshake
-        build_server(lambda: build_services(cfg), identity).run("stdio")
+    if not http:  # checked before the index opens; the index opens on the first tool call
+        identity = stdio_identity(token, TokenStore(tokens_path(cfg)), cfg.profiles_path)
+        if isinstance(identity, Refused):  # served anyway: a client shows a tool's error
+            typer.echo(f"token refused: {identity.reason} (every tool call says so)", err=True)
+        # one agent's process, opened once: the index is read here, not in a child (the
+        # service's ``snapshot_loader``), which saves a Python start on the first call
+        once = cfg.model_copy(update={"snapshot_loader": "inline"})
+        build_server(lambda: build_services(once), identity, cwd=process_cwd()).run("stdio")
         return
     try:
         services = build_services(cfg)
@@ -59,9 +61,7 @@ def mcp(
         typer.echo(f"cannot open the memory: {exc}", err=True)
         raise typer.Exit(1) from exc
     typer.echo(f"dose-mem MCP on http://{host}:{port}/mcp (bearer token per request)", err=True)
-    build_server(services, http_url=f"http://{host}:{port}").run(
-        "streamable-http", host=host, port=port
-    )
+    build_server(services).run("streamable-http", host=host, port=port)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -10,8 +10,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from dose_mem.cli.context import settings
 from memory_repo.errors import DoseMemError
-from memory_repo.index.build import BuildReport, rebuild, refresh
-from memory_repo.index.embedders import make_embedder
+
+if TYPE_CHECKING:  # the index (LanceDB, the embedder) loads only when the command runs
+    from memory_repo.index.build import BuildReport
 
 
 def register(app: typer.Typer) -> None:
@@ -22,6 +23,9 @@ def reindex(
     full: Annotated[bool, typer.Option("--full", help="Rebuild everything from scratch.")] = False,
 ) -> None:
     """Index changed files only; a different embedder or no index yet means a full rebuild."""
+    from memory_repo.index.build import rebuild, refresh
+    from memory_repo.index.embedders import make_embedder
+
     conf = settings()
     if not conf.memory_path.is_dir():
         typer.echo(f"no memory repository at {conf.memory_path} (run `dose-mem init`)", err=True)

@@ -11,11 +11,6 @@ from rich.table import Table
 
 from dose_mem.cli.context import settings
 from memory_repo.errors import DoseMemError
-from memory_repo.index.embedders import make_embedder
-from memory_repo.index.query import Index, Mode
-from memory_repo.index.scope import Prefilter, ScopeClause
-from memory_repo.models import GLOBAL
-from memory_repo.registry import load_registry
 
 
 def register(app: typer.Typer) -> None:
@@ -32,6 +27,12 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
 ) -> None:
     """Search memory (hybrid index); superseded, expired and archived items are left out."""
+    from memory_repo.index.embedders import make_embedder
+    from memory_repo.index.query import Index, Mode
+    from memory_repo.index.scope import Prefilter, ScopeClause
+    from memory_repo.models import GLOBAL
+    from memory_repo.registry import load_registry
+
     if mode not in ("hybrid", "dense", "bm25"):
         typer.echo(f"unknown mode {mode!r} (use hybrid, dense or bm25)", err=True)
         raise typer.Exit(2)

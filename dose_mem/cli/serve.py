@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import ipaddress
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from dose_mem.cli.context import settings
-from memory_repo.settings import Settings
+
+if TYPE_CHECKING:
+    from memory_repo.settings import Settings
 
 # The event loop (HTTP parsing, responses) and the request threads (recall) share one
 # GIL; at Python's default 5 ms a parsed request can wait a whole interval for its turn.

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from dose_mem.cli.context import settings
-from profiles.model import load_profiles
-from recall_api.app import tokens_path
-from recall_api.tokens import ADMIN_PROFILE, TokenStore
+
+if TYPE_CHECKING:
+    from recall_api.tokens import TokenStore
 
 token_app = typer.Typer(help="Issue, list and revoke agent identity tokens.", no_args_is_help=True)
 
 
 def _store() -> TokenStore:
+    from recall_api.tokens import TokenStore, tokens_path
+
     return TokenStore(tokens_path(settings()))
 
 
@@ -43,6 +45,9 @@ def issue(
     ] = False,
 ) -> None:
     """Print a new token once; only its hash is stored."""
+    from profiles.model import load_profiles
+    from recall_api.tokens import ADMIN_PROFILE
+
     if admin:
         token, _ = _store().issue(agent or "admin", ADMIN_PROFILE, None, admin=True)
         typer.echo(token)

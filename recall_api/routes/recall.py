@@ -15,7 +15,8 @@ def recall(body: RecallRequest, who: IdentityDep, svc: ServicesDep) -> Response:
     """Run trigger, scope, hybrid retrieval, gate and assembly for the caller's profile.
 
     When nothing is injected, ``reason`` says why: ``not_triggered``, ``out_of_scope``,
-    ``no_hits``, ``below_threshold`` or ``no_task``.
+    ``no_hits``, ``below_threshold``, ``no_task`` or ``held`` (the agent keeps what it
+    was given earlier in the session; ``held`` lists it).
     """
     # Serialised here: the engine already built a validated RecallResult, and letting
     # FastAPI validate it again against response_model costs every recall.

@@ -17,7 +17,7 @@ from evaluation.metrics import point_estimates, task_shares, turn_record
 from evaluation.probes import Probe
 from evaluation.run import answer_all, run_evaluation
 from evaluation.snapshots import SnapshotStore
-from evaluation.systems import SHIPPED, DoseMem, InjectedCard, Injection
+from evaluation.systems import SHIPPED, DoseMem, InjectedCard, Injection, per_turn
 from evaluation.task_feed import TASK_EVENTS_FILE, TaskBoards
 from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import get_settings
@@ -217,11 +217,14 @@ def test_an_environment_without_task_events_has_no_task_rows(
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[Probe], dict]]:
-    """The demo's task probes answered by dose-mem (shipped profiles) with task state."""
+    """The demo's task probes answered by dose-mem (shipped profiles) with task state,
+    every line given on every turn (``per_turn``): these tests read what each answer
+    says, and a line the agent already holds is not given again (that is scored in
+    test_session_scoring.py)."""
     work = tmp_path_factory.mktemp("demo")
     env = load_environment(DEMO, work / "env")
     assert env.tasks is not None
-    profiles = load_profiles()
+    profiles = {name: per_turn(p) for name, p in load_profiles().items()}
     store = SnapshotStore(env, work, make_embedder(get_settings(home=work / "home")), profiles)
     boards = TaskBoards(env.tasks, work / "boards")
     probes = [p for p in env.probes if p.gold and p.gold.is_task_probe]

@@ -22,10 +22,10 @@ from memory_repo.recall_log import RecallLog, read_entries
 from memory_repo.settings import Settings
 from profiles.model import load_profiles
 from profiles.proposals import load_run
-from recall_api.app import build_services, tokens_path
 from recall_api.deps import Services
 from recall_api.models import Identity, RecallRequest
-from recall_api.tokens import TokenStore
+from recall_api.services import build_services
+from recall_api.tokens import TokenStore, tokens_path
 from tests.conftest import make_demo_home
 from tests.recall.test_routine_prompts import PROMPTS as ROUTINE
 

@@ -29,12 +29,12 @@ from flows.ingest import ingest
 from memory_repo.settings import Settings
 from memory_repo.store import load_memory
 from recall_api import client_outboxes
-from recall_api.app import create_app, tokens_path
+from recall_api.app import create_app
 from recall_api.deps import Services
 from recall_api.hooks import drain, keep, run_claude_code, task_report
 from recall_api.models import MAX_BODY_BYTES, MAX_SESSION_BYTES
 from recall_api.task_board import TaskBoard
-from recall_api.tokens import TokenStore
+from recall_api.tokens import TokenStore, tokens_path
 from tests.conftest import IssueToken
 from tests.integrations.helpers import LiveServer, clean_env, free_port
 

@@ -12,9 +12,10 @@ from prefect.settings import get_current_settings
 from prefect.testing.utilities import prefect_test_harness
 
 from memory_repo.settings import Settings
-from recall_api.app import build_services, create_app, tokens_path
+from recall_api.app import create_app
 from recall_api.deps import Services
-from recall_api.tokens import TokenStore
+from recall_api.services import build_services
+from recall_api.tokens import TokenStore, tokens_path
 from tests.conftest import make_demo_home
 
 

@@ -30,9 +30,10 @@ from memory_repo.demo import build_demo
 from memory_repo.index.build import rebuild
 from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import Settings
-from recall_api.app import build_services, create_app, tokens_path
+from recall_api.app import create_app
 from recall_api.deps import Services
-from recall_api.tokens import TokenStore
+from recall_api.services import build_services
+from recall_api.tokens import TokenStore, tokens_path
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "flows"))  # tests/flows/ingest_home.py
 

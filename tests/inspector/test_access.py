@@ -9,10 +9,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from memory_repo.settings import Settings
-from recall_api.app import create_app, tokens_path
+from recall_api.app import create_app
 from recall_api.deps import Services
 from recall_api.inspector.auth import COOKIE
-from recall_api.tokens import TokenStore
+from recall_api.tokens import TokenStore, tokens_path
 
 PAGES = [
     "/ui/dose",

@@ -9,8 +9,7 @@ from typer.testing import CliRunner
 from dose_mem.cli.main import app
 from dose_mem.up import DEMO_ADMIN, _tokens
 from memory_repo.settings import Settings
-from recall_api.app import tokens_path
-from recall_api.tokens import TokenStore
+from recall_api.tokens import TokenStore, tokens_path
 
 
 def test_cli_issues_an_admin_token_stored_hashed(tmp_path: Path) -> None:

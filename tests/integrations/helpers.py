@@ -5,9 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import os
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 import uvicorn
 
@@ -65,3 +68,17 @@ class Clock:
 
     def advance(self, **delta: float) -> None:
         self.now += dt.timedelta(**delta)
+
+
+DOSE_MEM = str(Path(sys.executable).with_name("dose-mem"))
+
+
+def connect(agent: str, token: str, url: str | None = None, **env: str) -> str:
+    """``dose-mem connect AGENT --token TOKEN [--url URL]`` as a person runs it, with the
+    agent's home given by its own variable in ``env``; its report (stdout)."""
+    command = [DOSE_MEM, "connect", agent, "--token", token, *(["--url", url] if url else [])]
+    done = subprocess.run(
+        command, env=clean_env(**env), capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout

@@ -125,3 +125,41 @@ def test_the_full_cli_registration_behaves_the_same(
     )
     assert result.exit_code == 0
     assert UV_CARD in json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_compaction_or_clear_makes_the_next_prompt_get_held_memory_again(
+    recall_service: LiveServer, issue_token: IssueToken, hook_env: dict[str, str]
+) -> None:
+    """Claude Code keeps additionalContext in its transcript: the same question in one
+    session is answered once; PreCompact (or SessionStart after a compaction or clear)
+    is noted without a request, and the next prompt carries ``context_reset``."""
+    env = hook_env | {
+        "DOSE_MEM_URL": recall_service.url,
+        "DOSE_MEM_TOKEN": issue_token("full", None, agent="claude-code"),
+    }
+    question = "Can other labs reuse the TabSense dataset? Under what license?"
+    marks = Path(env["DOSE_MEM_HOOK_STATE"]).with_name("turns-resets.json")
+
+    def context(session: str) -> str:
+        done = run_hook(event(question, session), env)
+        assert done.returncode == 0
+        return (
+            json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+            if done.stdout
+            else ""
+        )
+
+    assert 'memory_read("tabsense-dataset-licence")' in context("cc-reset")
+    assert context("cc-reset") == ""  # held: Claude Code still has it
+    compact = {"session_id": "cc-reset", "hook_event_name": "PreCompact", "trigger": "auto"}
+    done = run_hook(compact, env)
+    assert (done.returncode, done.stdout) == (0, "")
+    assert "cc-reset" in json.loads(marks.read_text())
+    assert 'memory_read("tabsense-dataset-licence")' in context("cc-reset")
+    assert "cc-reset" not in json.loads(marks.read_text())  # the service took it
+    assert context("cc-reset") == ""
+
+    for source, resets in (("startup", False), ("clear", True), ("resume", True)):
+        start = {"session_id": f"cc-{source}", "hook_event_name": "SessionStart", "source": source}
+        assert run_hook(start, env).stdout == ""
+        assert (f"cc-{source}" in json.loads(marks.read_text())) is resets

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 import httpx
@@ -11,17 +11,35 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CallToolResult
 
 from memory_repo.settings import Settings
 from recall_api.app import create_app
 from recall_api.deps import Services
-from recall_api.mcp_server import build_server
+from recall_api.mcp_server import Refused, build_server
 from recall_api.models import MAX_PROMPT_CHARS, Identity
+from recall_api.tokens import TokenStore, tokens_path
 from tests.conftest import IssueToken
+from tests.integrations.checkout import ROTATED_CARD, ROTATED_QUERY, tablekit_checkout
 from tests.integrations.demo import SETUP_PROMPT, TABLEKIT_CWD, TABSENSE_CWD, UV_CARD
-from tests.integrations.helpers import LiveServer, clean_env, free_port
+from tests.integrations.helpers import LiveServer, clean_env
 
-CLI = [sys.executable, "-m", "dose_mem.cli.entry"]
+TOOLS = {"memory_search", "memory_read", "memory_recall", "task_update"}
+
+
+def stdio(home: Path, cwd: Path | None = None, **env: str) -> StdioServerParameters:
+    """``dose-mem --home HOME mcp`` as an MCP client starts it: in ``cwd``, with ``env``."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "dose_mem.cli.entry", "--home", str(home), "mcp"],
+        env=clean_env(**env),
+        cwd=cwd,
+    )
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error, result
+    return " ".join(getattr(block, "text", "") for block in result.content)
 
 
 def test_stdio_session_lists_tools_searches_reads_and_recalls(
@@ -96,36 +114,56 @@ def test_stdio_session_lists_tools_searches_reads_and_recalls(
     anyio.run(session)
 
 
-def test_stdio_refuses_a_bad_token_at_start_up(demo_settings: Settings) -> None:
-    done = subprocess.run(
-        [*CLI, "--home", str(demo_settings.home), "mcp", "--token", "dm_nope_nope"],
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 2
-    assert "token refused" in done.stderr
-    assert "Traceback" not in done.stderr
-    assert done.stdout == ""
+def test_stdio_search_is_scoped_by_the_servers_working_directory(
+    demo_settings: Settings, tmp_path: Path
+) -> None:
+    """A coding agent starts the stdio server in its checkout: a search with no project
+    finds that project's items, as recall would for a prompt from there."""
+    checkout = tablekit_checkout(demo_settings, tmp_path)
+    params = stdio(checkout.settings.home, checkout.path, DOSE_MEM_TOKEN=checkout.token)
+
+    async def session() -> None:
+        async with Client(params) as client:
+            found = await client.call_tool("memory_search", {"query": ROTATED_QUERY})
+            assert not found.is_error, found
+            assert ROTATED_CARD in [h["id"] for h in found.structured_content["hits"]]
+            recalled = await client.call_tool(
+                "memory_recall", {"prompt": SETUP_PROMPT, "session_id": "cwd-1", "turn": 1}
+            )
+            assert recalled.structured_content["project"] == "tablekit"
+
+    anyio.run(session)
+
+
+def test_stdio_with_a_bad_or_missing_token_answers_every_call_with_an_error(
+    demo_settings: Settings,
+) -> None:
+    """The client connects and lists the tools; each call says why the token is refused,
+    so the agent can show it (a closed pipe shows only "connection closed")."""
+
+    async def session(params: StdioServerParameters) -> str:
+        async with Client(params) as client:
+            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+            found = await client.call_tool("memory_search", {"query": "uv"})
+            return error_text(found)
+
+    bad = anyio.run(session, stdio(demo_settings.home, DOSE_MEM_TOKEN="dm_nope_nope"))
+    assert bad.startswith("dose-mem token rejected:"), bad
+    assert "unknown or revoked" in bad or "malformed" in bad
+    missing = anyio.run(session, stdio(demo_settings.home))
+    assert missing.startswith("dose-mem token rejected: no token"), missing
 
 
 def test_streamable_http_checks_the_bearer_token_per_request(
     services: Services, issue_token: IssueToken
 ) -> None:
-    port = free_port()
-    app = build_server(services, http_url=f"http://127.0.0.1:{port}").streamable_http_app()
-    server = LiveServer(app, port)
+    server = LiveServer(build_server(services).streamable_http_app())
     personal = issue_token("personal", ["life"], agent="calendar")
     with server:
         endpoint = f"{server.url}/mcp"
-        assert httpx.post(endpoint, json={}).status_code == 401
-        bad = {"Authorization": "Bearer dm_nope_nope"}
-        assert httpx.post(endpoint, json={}, headers=bad).status_code == 401
 
-        async def session() -> list[dict[str, object]]:
-            headers = {"Authorization": f"Bearer {personal}"}
+        async def session(token: str) -> list[dict[str, object]]:
+            headers = {"Authorization": f"Bearer {token}"}
             async with (
                 httpx2.AsyncClient(headers=headers) as http,
                 Client(streamable_http_client(endpoint, http_client=http)) as client,
@@ -133,9 +171,57 @@ def test_streamable_http_checks_the_bearer_token_per_request(
                 found = await client.call_tool("memory_search", {"query": "Python environment"})
                 return list(found.structured_content["hits"])
 
-        hits = anyio.run(session)
+        hits = anyio.run(session, personal)
+        TokenStore(tokens_path(services.settings)).revoke(personal.split("_")[1])
+        revoked = httpx.post(endpoint, json={}, headers={"Authorization": f"Bearer {personal}"})
     assert all(h["project"] in {"life", "global"} for h in hits)
     assert UV_CARD not in [h["id"] for h in hits]
+    assert revoked.status_code == 401  # the next request after a revocation
+
+
+def test_streamable_http_serves_no_oauth_metadata_and_says_why_a_token_is_refused(
+    services: Services,
+) -> None:
+    """Tokens are static: there is no authorization server, so nothing may send a client
+    looking for one (Codex would say "run codex mcp login", the Inspector start OAuth)."""
+    with LiveServer(build_server(services).streamable_http_app()) as server:
+        for doc in (
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-protected-resource/mcp",
+            "/.well-known/oauth-authorization-server",
+            "/.well-known/openid-configuration",
+        ):
+            assert httpx.get(server.url + doc).status_code == 404, doc
+        endpoint = f"{server.url}/mcp"
+        missing = httpx.post(endpoint, json={})
+        bad = httpx.post(endpoint, json={}, headers={"Authorization": "Bearer dm_nope_nope"})
+    for answer, says in ((missing, "missing"), (bad, "invalid")):
+        assert answer.status_code == 401
+        assert answer.headers["www-authenticate"] == "Bearer"
+        body = answer.json()
+        assert body["error"] == "invalid_token"
+        assert says in body["error_description"], body
+
+
+def test_streamable_http_search_is_scoped_by_a_cwd_argument(
+    services: Services, issue_token: IssueToken
+) -> None:
+    """Over HTTP the server's own directory means nothing; the client says where it is."""
+    coder = issue_token("working", ["tablekit"], agent="codex")
+    with LiveServer(build_server(services).streamable_http_app()) as server:
+
+        async def search(args: dict[str, str]) -> list[str]:
+            headers = {"Authorization": f"Bearer {coder}"}
+            async with (
+                httpx2.AsyncClient(headers=headers) as http,
+                Client(streamable_http_client(f"{server.url}/mcp", http_client=http)) as client,
+            ):
+                found = await client.call_tool("memory_search", {"query": ROTATED_QUERY, **args})
+                assert not found.is_error, found
+                return [h["id"] for h in found.structured_content["hits"]]
+
+        assert ROTATED_CARD in anyio.run(search, {"cwd": TABLEKIT_CWD})
+        assert ROTATED_CARD not in anyio.run(search, {})  # global memory only
 
 
 def _limits(schema: dict) -> dict:
@@ -150,6 +236,7 @@ def test_tools_take_the_same_request_limits_as_http(demo_settings: Settings) -> 
     """One set of limits (recall_api/models.py) for both faces of the read path."""
     who = Identity(agent="codex", profile="working", projects=None)
     tools = anyio.run(build_server(lambda: None, identity=who).list_tools)
+    assert all(t.input_schema["additionalProperties"] is False for t in tools)
     mcp = {t.name: t.input_schema["properties"] for t in tools}
     api = create_app(demo_settings, services=object()).openapi()  # type: ignore[arg-type]
     bodies = api["components"]["schemas"]
@@ -178,3 +265,29 @@ def test_a_tool_argument_over_the_limit_is_a_tool_error(services: Services) -> N
             return (await client.call_tool("memory_recall", args)).is_error
 
     assert anyio.run(call)
+
+
+def test_a_tool_call_with_an_argument_the_tool_does_not_take_is_refused(
+    services: Services,
+) -> None:
+    """A misspelt argument is an error naming it, never silently dropped."""
+    who = Identity(agent="codex", profile="working", projects=None)
+    server = build_server(services, identity=who)
+
+    async def call(args: dict[str, object]) -> CallToolResult:
+        async with Client(server) as client:
+            return await client.call_tool("memory_search", args)
+
+    refused = error_text(anyio.run(call, {"query": "uv", "projects": "tablekit", "kk": 2}))
+    assert "'projects'" in refused and "'kk'" in refused, refused
+    assert not anyio.run(call, {"query": "uv", "project": "tablekit"}).is_error
+
+
+def test_a_refused_stdio_identity_answers_every_tool_with_the_reason(services: Services) -> None:
+    server = build_server(services, identity=Refused("unknown or revoked token"))
+
+    async def call() -> CallToolResult:
+        async with Client(server) as client:
+            return await client.call_tool("memory_read", {"id": UV_CARD})
+
+    assert error_text(anyio.run(call)) == "dose-mem token rejected: unknown or revoked token"

@@ -133,6 +133,11 @@ def test_a_status_question_about_a_task_that_never_existed_gets_nothing(
     hermes.initialize("hermes-2", cwd="/home/demo")
     assert hermes.prefetch("did the r7 run finish?") == ""
     assert "train.py --config r3" in hermes.prefetch("did the r3 run finish?")
+    # Hermes keeps what it was given: the same line again in this session is held back
+    # (docs/read-path.md, "Session-aware dose"); a new session gets it.
+    assert hermes.prefetch("训练跑完了吗？") == ""
+    assert hermes.last_result is not None and hermes.last_result["reason"] == "held"
+    hermes.initialize("hermes-2b", cwd="/home/demo")
     assert "train.py --config r3" in hermes.prefetch("训练跑完了吗？")  # names no run: recent
     personal = DoseMemProvider(live.url, issue_token("personal", None, agent="calendar"))
     personal.initialize("cal-1")

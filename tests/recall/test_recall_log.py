@@ -23,9 +23,9 @@ from memory_repo.recall_log import (
     read_entries,
 )
 from memory_repo.settings import Settings
-from recall_api.app import recall_log_for
 from recall_api.deps import Services
 from recall_api.models import Identity, RecallRequest
+from recall_api.services import recall_log_for
 from tests.conftest import IssueToken
 
 TABLEKIT = "/home/demo/code/tablekit"

@@ -326,6 +326,10 @@ export default function doseMem(pi: PiLike): void {
 	if (!config) return; // no token: stay out of the way entirely
 	const processSession = `pi-${randomUUID()}`;
 	const turns = new Map<string, number>();
+	// Sessions whose context was compacted or moved to another branch since their last
+	// recall: the next recall says so (context_reset), and the service gives again what
+	// it had held back as already given (docs/read-path.md, "Session-aware dose").
+	const resets = new Set<string>();
 	const toolArgs = new Map<string, unknown>();
 
 	const sessionOf = (ctx: Ctx | undefined): string => {
@@ -432,12 +436,15 @@ export default function doseMem(pi: PiLike): void {
 			turns.delete(session); // re-inserted last: insertion order doubles as recency
 			turns.set(session, turn);
 			if (turns.size > 500) turns.delete(turns.keys().next().value as string);
+			const reset = resets.has(session);
 			const answer = await postJson(config, "/v1/recall", {
 				prompt,
 				session_id: session,
 				turn,
 				cwd: cwdOf(ctx),
+				...(reset ? { context_reset: true } : {}),
 			});
+			if (reset && answer) resets.delete(session);
 			const text = answer?.injected === true ? answer.text : undefined;
 			if (typeof text !== "string" || !text.trim()) return undefined;
 			return { message: { customType: "dose-mem", content: text, display: false } };
@@ -445,6 +452,21 @@ export default function doseMem(pi: PiLike): void {
 			return undefined;
 		}
 	});
+
+	// Pi 0.73.1 docs/extensions.md "session_before_compact / session_compact" and
+	// "session_before_tree / session_tree": after either, the earlier dose-mem messages
+	// may be gone from what the model sees.
+	const contextReset = (_event: unknown, ctx: Ctx | undefined): undefined => {
+		try {
+			resets.add(sessionOf(ctx));
+			if (resets.size > 500) resets.delete(resets.values().next().value as string);
+		} catch {
+			// nothing to note
+		}
+		return undefined;
+	};
+	pi.on("session_compact", contextReset);
+	pi.on("session_tree", contextReset);
 
 	pi.on("tool_execution_start", (event) => {
 		try {
