@@ -79,6 +79,11 @@ class Explanation(BaseModel):
     resolved_by: str
     result: RecallResult
     candidates: list[Candidate] = Field(default_factory=list)
+    held: dict[str, int] = Field(
+        default_factory=dict,
+        description="item id -> the turn the inspected session was given it on: what a real "
+        "recall in that session holds back as already given",
+    )
 
 
 class Lifecycle(BaseModel):

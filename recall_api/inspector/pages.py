@@ -41,6 +41,7 @@ from recall_api.models import (
     MAX_ITEM_ID_CHARS,
     MAX_PROJECT_CHARS,
     MAX_PROMPT_CHARS,
+    MAX_SESSION_ID_CHARS,
     Reason,
     RecallRequest,
 )
@@ -111,6 +112,7 @@ def dose_page(
     cwd: Annotated[str, Query(max_length=MAX_CWD_CHARS)] = "",
     project: Annotated[str, Query(max_length=MAX_PROJECT_CHARS)] = "",
     turn: Annotated[int, Query(ge=1, le=1000)] = 1,
+    session: Annotated[str, Query(max_length=MAX_SESSION_ID_CHARS)] = "",
 ) -> HTMLResponse:
     results = []
     if prompt.strip():
@@ -124,7 +126,7 @@ def dose_page(
             )
         except ValidationError as exc:
             raise HTTPException(422, str(exc.errors()[0]["msg"])) from exc
-        results = views.dose(svc, ask)
+        results = views.dose(svc, ask, session.strip())
     return page(
         request,
         "dose.html",
@@ -132,6 +134,7 @@ def dose_page(
         cwd=cwd,
         project=project,
         turn=turn,
+        session=session,
         results=results,
         examples=views.DEMO_PROMPTS,
         projects=[p.id for p in svc.engine.registry.projects],

@@ -64,9 +64,18 @@ def agents(svc: Services) -> list[Identity]:
     ]
 
 
-def dose(svc: Services, request: RecallRequest) -> list[Explanation]:
+def dose(svc: Services, request: RecallRequest, session: str = "") -> list[Explanation]:
+    """Each agent's dry run; with ``session``, also what that session of the agent already
+    holds (``GivenStore``), which a real recall there would hold back."""
     lifecycle = Lifecycle.load(svc.engine.memory_root)
-    return [explain(svc.engine, who, request, lifecycle) for who in agents(svc)]
+    out = []
+    for who in agents(svc):
+        e = explain(svc.engine, who, request, lifecycle)
+        if session:
+            held = svc.engine.given.held(who.agent, session)
+            e.held = {item: given.turn for item, given in held.items()}
+        out.append(e)
+    return out
 
 
 class CardRow(BaseModel):

@@ -18,6 +18,7 @@ from memory_repo.settings import Settings
 from recall_api.deps import Services
 from recall_api.models import Identity, RecallRequest
 from recall_api.services import build_engine
+from recall_api.tokens import TokenStore, tokens_path
 from tests.conftest import IssueToken, make_demo_home
 
 LICENCE = "tabsense-dataset-licence"
@@ -187,3 +188,22 @@ def test_an_agent_override_can_say_it_does_not_keep(own_home: Settings) -> None:
         engine.recall(who, RecallRequest(prompt=QUESTION, session_id="moa", turn=n)) for n in (4, 5)
     ]
     assert [t.reason for t in turns] == ["injected", "held"]
+
+
+def test_the_inspectors_dose_page_shows_what_a_session_holds_back(
+    client: TestClient, issue_token: IssueToken, demo_settings: Settings
+) -> None:
+    """Given the session id, the Dose page marks the card the session already holds, with
+    the turn it was given on; without it, nothing is marked."""
+    token = issue_token("full", None, agent="hermes")
+    session = f"inspected-{time.time_ns()}"
+    assert ids(ask(client, token, session, 1)) == [LICENCE]
+    admin = TokenStore(tokens_path(demo_settings)).issue("person", "admin", None, admin=True)[0]
+    headers = {"Authorization": f"Bearer {admin}"}
+    page = client.get("/ui/dose", params={"prompt": QUESTION, "session": session}, headers=headers)
+    assert page.status_code == 200
+    hermes = page.text.split('data-agent="hermes"', 1)[1].split("</section>", 1)[0]
+    assert f'<a href="/ui/cards/{LICENCE}">{LICENCE}</a> (turn 1)' in hermes
+    assert "held: given on turn 1" in hermes
+    plain = client.get("/ui/dose", params={"prompt": QUESTION}, headers=headers).text
+    assert "held: given on turn" not in plain
