@@ -12,6 +12,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -77,7 +78,7 @@ class RecallEngine:
         memory_root: Path,
         index_dir: Path,
         profiles: dict[str, Profile],
-        embedder: Embedder | None = None,
+        embedder: Embedder | Future[Embedder] | None = None,
         *,
         recall_log: RecallLog | None = None,
         today: Callable[[], dt.date] = dt.date.today,

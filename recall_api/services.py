@@ -5,6 +5,7 @@ HTTP; ``dose-mem mcp`` over MCP, which so starts without FastAPI)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from memory_repo.index.embedders import make_embedder, one_blas_thread
@@ -42,19 +43,23 @@ def build_engine(settings: Settings) -> RecallEngine:
     """The engine ``dose-mem serve`` answers with: query-side embedder, one BLAS thread,
     the recall log and task board of ``settings``, warmed up (index loaded, models run)."""
     one_blas_thread()
-    engine = RecallEngine(
-        settings.memory_path,
-        settings.index_path,
-        load_profiles(settings.profiles_path),
-        make_embedder(settings, for_queries=True),
-        recall_log=recall_log_for(settings),
-        loader=settings.snapshot_loader,
-        tasks=TaskBoard(
-            settings.tasks_path,
-            stale_hours=settings.task_stale_hours,
-            keep_days=settings.task_keep_days,
-        ),
-    )
+    # The models load on a thread while the index is read (in a child process with the
+    # service's loader): independent work, on two cores (docs/operations.md, "CLI start-up").
+    with ThreadPoolExecutor(1, thread_name_prefix="dose-mem-embedder") as pool:
+        embedder = pool.submit(make_embedder, settings, for_queries=True)
+        engine = RecallEngine(
+            settings.memory_path,
+            settings.index_path,
+            load_profiles(settings.profiles_path),
+            embedder,
+            recall_log=recall_log_for(settings),
+            loader=settings.snapshot_loader,
+            tasks=TaskBoard(
+                settings.tasks_path,
+                stale_hours=settings.task_stale_hours,
+                keep_days=settings.task_keep_days,
+            ),
+        )
     engine.warm_up()
     return engine
 

@@ -50,10 +50,7 @@ def mcp(
         identity = stdio_identity(token, TokenStore(tokens_path(cfg)), cfg.profiles_path)
         if isinstance(identity, Refused):  # served anyway: a client shows a tool's error
             typer.echo(f"token refused: {identity.reason} (every tool call says so)", err=True)
-        # one agent's process, opened once: the index is read here, not in a child (the
-        # service's ``snapshot_loader``), which saves a Python start on the first call
-        once = cfg.model_copy(update={"snapshot_loader": "inline"})
-        build_server(lambda: build_services(once), identity, cwd=process_cwd()).run("stdio")
+        build_server(lambda: build_services(cfg), identity, cwd=process_cwd()).run("stdio")
         return
     try:
         services = build_services(cfg)

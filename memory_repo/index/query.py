@@ -9,6 +9,8 @@ the snapshot they started with.
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -31,6 +33,28 @@ from memory_repo.models import CardType
 Mode = Literal["hybrid", "dense", "bm25"]
 # A dense leg: its weight, its ranking, and the rows that score in it (None: every row).
 Leg = tuple[float, Ranked, np.ndarray | None]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One index version read: the meta file's stamp and content, and its snapshot."""
+
+    stamp: tuple[int, int] | None
+    meta: IndexMeta
+    snapshot: Snapshot
+
+
+def _read(index_dir: Path, bm25: BM25Params, loader: Loader, embedder: Embedder | None) -> _Read:
+    """The current version (the embedder checked first when given)."""
+    stamp = meta_stamp(index_dir)
+    meta = read_meta(index_dir)
+    if meta is None:
+        raise IndexMissing(f"no index at {index_dir}; run `dose-mem reindex`")
+    if embedder is not None:
+        _check_embedder(meta, embedder)
+    snapshot = load(index_dir, meta, bm25, loader)
+    release_memory()
+    return _Read(stamp, meta, snapshot)
 
 
 class Fusion(BaseModel):
@@ -66,6 +90,7 @@ class Index:
         fusion: Fusion | None = None,
         bm25: BM25Params | None = None,
         loader: Loader = "inline",
+        read: _Read | None = None,
     ) -> None:
         self.index_dir = Path(index_dir)
         self.embedder = embedder
@@ -75,13 +100,16 @@ class Index:
         self.loader: Loader = loader
         self._stamp: tuple[int, int] | None = None
         self._loading = threading.Lock()
-        self.snapshot = self._load()
+        if read is None:
+            self.snapshot = self._load()
+        else:  # read while the embedder was being built (``open`` with a Future)
+            self._stamp, self.snapshot = read.stamp, read.snapshot
 
     @classmethod
     def open(
         cls,
         index_dir: Path,
-        embedder: Embedder,
+        embedder: Embedder | Future[Embedder],
         fusion: Fusion | None = None,
         bm25: BM25Params | None = None,
         loader: Loader = "inline",
@@ -90,20 +118,21 @@ class Index:
         embedder built it (its vectors are not comparable with this one's queries).
 
         ``loader="subprocess"`` reads each version in a child process (``snapshot_load``):
-        what a long-running service wants, not a one-off tool."""
+        what a long-running service wants, not a one-off tool. ``embedder`` may be a
+        ``Future`` still being built on another thread: the snapshot is read meanwhile
+        (in the child, on the other core), and the embedder checked once it is there."""
+        read = None
+        if isinstance(embedder, Future):
+            read = _read(Path(index_dir), bm25 or BM25Params(), loader, None)
+            embedder = embedder.result()
+            _check_embedder(read.meta, embedder)
         cached = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
-        return cls(index_dir, cached, fusion, bm25, loader)
+        return cls(index_dir, cached, fusion, bm25, loader, read)
 
     def _load(self) -> Snapshot:
-        stamp = meta_stamp(self.index_dir)
-        meta = read_meta(self.index_dir)
-        if meta is None:
-            raise IndexMissing(f"no index at {self.index_dir}; run `dose-mem reindex`")
-        _check_embedder(meta, self.embedder)
-        snapshot = load(self.index_dir, meta, self.bm25_params, self.loader)
-        release_memory()
-        self._stamp = stamp
-        return snapshot
+        read = _read(self.index_dir, self.bm25_params, self.loader, self.embedder)
+        self._stamp = read.stamp
+        return read.snapshot
 
     def changed(self) -> bool:
         """Whether the meta file moved since the loaded snapshot (one stat)."""

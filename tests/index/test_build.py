@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ from memory_repo.errors import EmbedderMismatch
 from memory_repo.index.build import rebuild, refresh
 from memory_repo.index.embedders import Embedder, OpenAIEmbedder
 from memory_repo.index.query import Index
+from memory_repo.index.snapshot_load import Loader
 from tests.index.conftest import git
 from tests.index.helpers import EmbeddingsServer, table_rows
 
@@ -184,3 +186,24 @@ def test_readers_load_the_version_the_meta_names(
     assert Index.open(index, embedder).item_path("uv-python-env") == (
         "global/cards/uv-python-env.md"
     )
+
+
+@pytest.mark.parametrize("loader", ["inline", "subprocess"])
+def test_an_embedder_still_being_built_is_checked_once_it_is_there(
+    memory: Path,
+    tmp_path: Path,
+    embedder: Embedder,
+    embeddings_server: EmbeddingsServer,
+    loader: Loader,
+) -> None:
+    """``Index.open`` with a Future reads the snapshot while the embedder is built (the
+    service's start) and still refuses an index another embedder built."""
+    rebuild(memory, tmp_path / "idx", embedder)
+    with ThreadPoolExecutor(1) as pool:
+        index = Index.open(tmp_path / "idx", pool.submit(lambda: embedder), loader=loader)
+        remote = OpenAIEmbedder(model="tiny", base_url=embeddings_server.url, api_key="k")
+        with pytest.raises(EmbedderMismatch):
+            Index.open(tmp_path / "idx", pool.submit(lambda: remote), loader=loader)
+    same = Index.open(tmp_path / "idx", embedder, loader=loader)
+    assert index.snapshot.parts.items.equals(same.snapshot.parts.items)
+    assert index.changed() is False  # the stamp of the version read was kept
