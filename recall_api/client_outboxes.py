@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
-import tempfile
 import threading
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 from starlette.datastructures import Headers
+
+from memory_repo.files import write_atomic
 
 FILE = "clients.json"
 MAX_CLIENTS = 200
@@ -66,12 +66,5 @@ def note(state: Path, agent: str, headers: Headers) -> None:
             agent=agent, host=host, dropped=int(count), changed=dt.datetime.now(dt.UTC)
         )
         kept = sorted(clients.values(), key=lambda c: c.changed, reverse=True)[:MAX_CLIENTS]
-        _write(state / FILE, json.dumps([c.model_dump(mode="json") for c in kept], indent=1))
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+        rows = [c.model_dump(mode="json") for c in kept]
+        write_atomic(state / FILE, json.dumps(rows, indent=1).encode("utf-8"))

@@ -118,26 +118,28 @@ def prune(folder: Path, now: float | None = None) -> int:
     return len(drop)
 
 
-def _count_dropped(folder: Path, count: int, size: int) -> None:
-    ledger = folder / "dropped.json"
+def dropped(folder: Path) -> tuple[int, int]:
+    """What the outbox in ``folder`` has dropped so far, (requests, bytes), from its
+    ``dropped.json``; (0, 0) when it dropped nothing or the file is unreadable."""
+    seen = _read_map(folder / "dropped.json")
     try:
-        seen = json.loads(ledger.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        seen = {}
-    seen = {"count": int(seen.get("count", 0)) + count, "bytes": int(seen.get("bytes", 0)) + size}
-    ledger.write_text(json.dumps({**seen, "last": time.time()}), encoding="utf-8")
+        return int(seen.get("count", 0)), int(seen.get("bytes", 0))
+    except (TypeError, ValueError):
+        return 0, 0
+
+
+def _count_dropped(folder: Path, count: int, size: int) -> None:
+    before, before_bytes = dropped(folder)
+    seen = {"count": before + count, "bytes": before_bytes + size, "last": time.time()}
+    (folder / "dropped.json").write_text(json.dumps(seen), encoding="utf-8")
 
 
 def _outbox_headers(folder: Path, key: str) -> dict[str, str]:
     """The headers of a request sent from the outbox: its Idempotency-Key, and this
     machine's name with the outbox's dropped count, which the service shows in the
     inspector (``recall_api/client_outboxes.py``)."""
-    try:
-        dropped = int(json.loads((folder / "dropped.json").read_text(encoding="utf-8"))["count"])
-    except (OSError, ValueError, KeyError, TypeError):
-        dropped = 0
     host = socket.gethostname() or "unknown"
-    headers = {"Dose-Mem-Client": host, "Dose-Mem-Dropped": str(dropped)}
+    headers = {"Dose-Mem-Client": host, "Dose-Mem-Dropped": str(dropped(folder)[0])}
     if key:
         headers["Idempotency-Key"] = key
     return headers

@@ -279,7 +279,8 @@ class Opener:
                     self._failed = str(exc)
 
     def __call__(self) -> Services:
-        self._opened()
+        if self._ready is None and self._failed is None:  # once opened, no lock per call
+            self._opened()
         if self._failed is not None:
             raise ToolError(f"cannot open the memory: {self._failed}")
         assert self._ready is not None

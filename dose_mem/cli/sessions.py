@@ -126,6 +126,8 @@ def outbox(
     import json
     import os
 
+    from recall_api.hooks import dropped
+
     root = (
         Path(os.environ["DOSE_MEM_OUTBOX"]).expanduser()
         if os.environ.get("DOSE_MEM_OUTBOX")
@@ -134,17 +136,14 @@ def outbox(
     rows = []
     for folder in sorted(p for p in root.glob("*") if p.is_dir()):
         waiting = list(folder.glob("*.req"))
-        try:
-            dropped = json.loads((folder / "dropped.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            dropped = {}
+        count, size = dropped(folder)
         rows.append(
             {
                 "agent": folder.name,
                 "waiting": len(waiting),
                 "waiting_bytes": sum(p.stat().st_size for p in waiting),
-                "dropped": int(dropped.get("count", 0)),
-                "dropped_bytes": int(dropped.get("bytes", 0)),
+                "dropped": count,
+                "dropped_bytes": size,
             }
         )
     if as_json:

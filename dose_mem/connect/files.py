@@ -16,10 +16,10 @@ import difflib
 import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 
 from dose_mem.connect.model import SECRET_MODE, FileEdit, Plan
+from memory_repo.files import write_atomic
 
 BACKUP_SUFFIX = ".dose-mem.bak"
 
@@ -62,19 +62,7 @@ def diff(edit: FileEdit) -> str:
 def atomic_write(path: Path, text: str, mode: int) -> None:
     """Write ``text`` to ``path`` (through a symlink) by rename, with ``mode``."""
     target = path.resolve() if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    write_atomic(target, text.encode("utf-8"), mode)
 
 
 def _mode_for(edit: FileEdit) -> int:
