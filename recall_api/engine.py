@@ -45,7 +45,7 @@ from recall_api.models import (
     RecallRequest,
     RecallResult,
 )
-from recall_api.relevance import Context, RelevanceModel, shipped_model
+from recall_api.relevance import Context, RelevanceModel, RepoModel, shipped_model
 from recall_api.scoping import Resolution, allowed, prefilter_for, resolve_project
 from recall_api.task_board import TaskBoard
 from recall_api.triggers import SessionTracker, cue_in, fired
@@ -87,7 +87,7 @@ class RecallEngine:
         relevance: RelevanceModel | None = None,
     ) -> None:
         self.memory_root = Path(memory_root)
-        self.relevance = relevance or shipped_model()
+        self._relevance = RepoModel(self.memory_root, relevance or shipped_model())
         self.tasks = tasks
         self.index = Index.open(
             Path(index_dir), embedder or make_embedder(Settings()), loader=loader
@@ -105,6 +105,16 @@ class RecallEngine:
         self.bridge = Bridge.for_embedder(self.index.embedder)
 
     # -- state that may change under a running service -------------------------------
+    @property
+    def relevance(self) -> RelevanceModel:
+        """The memory's own relevance model when one was applied, else the shipped one
+        (or the one an evaluation set)."""
+        return self._relevance.current()
+
+    @relevance.setter
+    def relevance(self, model: RelevanceModel) -> None:
+        self._relevance.default = model
+
     @property
     def registry(self) -> Registry:
         """The registry, re-read only when its file changed (one stat per request)."""

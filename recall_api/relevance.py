@@ -25,6 +25,7 @@ Contract:
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ from recall_api.evidence import (
 )
 
 MODEL_FILE = Path(__file__).with_name("relevance_model.json")
+log = logging.getLogger(__name__)
 
 FEATURES: tuple[str, ...] = (
     "cos",  # the trusted part's cosine (cross-language lift included), times its trust
@@ -216,6 +218,39 @@ class RelevanceModel(BaseModel):
 @cache
 def shipped_model() -> RelevanceModel:
     return RelevanceModel.load(MODEL_FILE)
+
+
+# A model the user applied to their memory (``dose-mem eval pool --propose``, then
+# ``dose-mem profiles apply``), beside the agents' profile overrides.
+REPO_MODEL = "profiles/relevance-model.json"
+
+
+class RepoModel:
+    """The relevance model recall uses: ``<memory>/profiles/relevance-model.json`` when
+    it is there and valid, else ``default`` (the shipped model, or one an evaluation
+    sets). Re-read only when the file changes (one ``stat`` per call), so an apply or a
+    rollback takes effect on the next request; a file that cannot be read or does not
+    fit ``FEATURES`` is logged (path and reason) and ignored."""
+
+    def __init__(self, memory_root: Path, default: RelevanceModel) -> None:
+        self.path = Path(memory_root) / REPO_MODEL
+        self.default = default
+        self._stamp: int | None = None
+        self._model: RelevanceModel | None = None
+
+    def current(self) -> RelevanceModel:
+        try:
+            stamp = self.path.stat().st_mtime_ns
+        except OSError:
+            return self.default
+        if stamp != self._stamp:
+            try:
+                self._model = RelevanceModel.load(self.path)
+            except (OSError, ValueError) as exc:
+                log.warning("relevance model ignored: %s: %s", self.path, exc)
+                self._model = None
+            self._stamp = stamp
+        return self._model or self.default
 
 
 def judge(

@@ -164,3 +164,101 @@ def write(
         if as_json
         else render(report)
     )
+
+
+@eval_app.command("share")
+def share(
+    env_dir: Annotated[
+        Path | None,
+        typer.Argument(help="An evaluation environment; without it, this machine's recall log."),
+    ] = None,
+    days: Annotated[float, typer.Option(help="Recall log: the last N days.")] = 30.0,
+    out: Annotated[
+        Path, typer.Option(help="Summary to write (FILE.json, and FILE.md beside it).")
+    ] = Path("dose-mem-summary.json"),
+) -> None:
+    """Write a summary with no text in it (counts, features, labels) to share and pool."""
+    import tempfile
+
+    from evaluation.pooling.share import share_environment, share_log
+    from evaluation.pooling.summary import render_markdown
+    from memory_repo.index.embedders import make_embedder
+    from profiles.model import load_profiles
+
+    cfg = settings()
+    try:
+        if env_dir is not None:
+            if not (env_dir / "env.yaml").is_file():
+                typer.echo(f"{env_dir} is not an evaluation environment (no env.yaml)", err=True)
+                raise typer.Exit(2)
+            with tempfile.TemporaryDirectory(prefix="dose-mem-share-") as tmp:
+                summary = share_environment(
+                    env_dir,
+                    make_embedder(cfg),
+                    load_profiles(cfg.profiles_path),
+                    Path(tmp),
+                    cfg,
+                )
+        else:
+            summary = share_log(cfg, days)
+    except DoseMemError as exc:
+        typer.echo(f"share failed: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    out.parent.mkdir(parents=True, exist_ok=True)
+    markdown = out.with_suffix(".md")
+    out.write_text(summary.model_dump_json(indent=1), encoding="utf-8")
+    markdown.write_text(render_markdown(summary), encoding="utf-8")
+    typer.echo(
+        f"wrote {out} ({len(summary.turns)} turns, {len(summary.suppressed)} buckets "
+        f"suppressed) and {markdown}: read them before they leave this machine"
+    )
+
+
+@eval_app.command("pool")
+def pool_summaries(
+    summaries: Annotated[list[Path], typer.Argument(help="Summaries from `dose-mem eval share`.")],
+    out: Annotated[Path, typer.Option(help="Report folder (pooled.json, pooled.md).")] = Path(
+        "dose-mem-pooled"
+    ),
+    propose: Annotated[
+        bool,
+        typer.Option(
+            "--propose",
+            help="Store the pooled calibration as proposals for `dose-mem profiles apply`.",
+        ),
+    ] = False,
+) -> None:
+    """Pool many users' summaries: metrics with user-clustered CIs, failures, calibration."""
+    from pydantic import ValidationError
+
+    from evaluation.pooling.pool import pool, render_report
+    from evaluation.pooling.propose import propose as store_proposals
+    from evaluation.pooling.summary import Summary, VocabularyError, check_vocabulary
+    from profiles.model import load_profiles
+
+    cfg = settings()
+    loaded = []
+    for path in summaries:
+        try:
+            summary = Summary.model_validate_json(path.read_bytes())
+            check_vocabulary(summary)
+        except (OSError, ValidationError, VocabularyError) as exc:
+            reason = str(exc).splitlines()[0]
+            typer.echo(f"{path}: not a dose-mem summary: {reason}", err=True)
+            raise typer.Exit(2) from exc
+        loaded.append(summary)
+    try:
+        report = pool(loaded, load_profiles(cfg.profiles_path))
+    except ValueError as exc:
+        typer.echo(f"pool failed: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "pooled.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    (out / "pooled.md").write_text(render_report(report), encoding="utf-8")
+    typer.echo(f"wrote {out / 'pooled.json'} and {out / 'pooled.md'} ({report.users} users)")
+    if propose:
+        run = store_proposals(cfg, report.calibration)
+        typer.echo(
+            f"stored {len(run.proposals)} proposals as {run.run_id}: `dose-mem profiles apply` "
+            f"commits them, `dose-mem rollback {run.run_id}` undoes them"
+        )

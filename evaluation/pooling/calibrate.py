@@ -1,0 +1,221 @@
+"""The pooled calibration: the relevance model and each profile's bars refit on the
+candidates many users shared (``Summary.turns``), with nobody's text.
+
+- ``fit_pooled``: the relevance model (``relevance_fit.fit``: logistic, standardised
+  features) on every user's candidate rows, each user weighing the same in total.
+- ``simulate``: a profile in gate mode ``relevance`` replayed over shared turns from
+  their features alone: the bar (``threshold``; ``new_subject`` on a later coding turn
+  without a cue; less the cue relief after a cue; plus the other-project margin), items
+  ordered by relevance and capped at ``max_items``. It leaves out what a summary cannot
+  carry (the byte budget, what the session already holds, project switches), so it
+  chooses bars; the user's own replay measures them (``rotation``).
+- ``choose_bars``: per profile the rule of ``relevance_fit.choose_bars`` (routine
+  injection and harmful items within their limits on every user; of the bars whose mean
+  composite is near the best, the one serving most), with a margin for the user who was
+  not pooled: routine injection within ``ROUTINE_MARGIN`` (not the profile's 5%) on
+  every pooled user, and "near" meaning within ``TOLERANCE`` (not 0.05). Both were set
+  after seeing four users' rotations (demo, webdev, labsci, firmware), before the fifth
+  (dataeng) existed: docs/evaluation-pooling.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel
+
+from evaluation.metrics import metrics_from_sums
+from evaluation.pooling.summary import SharedTurn, Summary
+from evaluation.relevance_data import Candidates
+from evaluation.relevance_fit import HARMFUL_LIMIT, NEW_SUBJECT, THRESHOLDS, fit
+from evaluation.systems import in_relevance_mode
+from profiles.model import Profile, Trigger
+from recall_api.relevance import FEATURES, RelevanceModel
+
+# Routine injection a bar may reach on any pooled user: well under the working profile's
+# 5%, since the user it is applied to varies (with 3% a left-out user reached 6.9%).
+ROUTINE_MARGIN = 0.02
+TOLERANCE = 0.02
+# What a profile must gain on the pooled users before the calibration changes it: the
+# margin within which two composites are called a tie; a change inside it flips with
+# the last digit of a feature.
+MIN_GAIN = TOLERANCE
+CUE = FEATURES.index("cue")
+OTHER_PROJECT = FEATURES.index("other_project")
+
+
+class Calibration(BaseModel):
+    """What ``dose-mem eval pool`` proposes: the pooled model and the bars of each profile
+    it changes; ``kept`` says why a profile stays as shipped."""
+
+    model: RelevanceModel
+    bars: dict[str, dict[str, float]]
+    users: int
+    turns: int
+    kept: dict[str, str] = {}
+
+
+def fit_pooled(summaries: list[Summary]) -> RelevanceModel:
+    rows = [
+        Candidates(
+            group=f"user-{n}",
+            key=str(k),
+            ids=[str(i) for i in range(len(t.labels))],
+            x=np.asarray(t.candidates, dtype=float),
+            y=np.array([label == 1 for label in t.labels], dtype=float),
+        )
+        for n, s in enumerate(summaries)
+        for k, t in enumerate(s.turns)
+        if t.labels
+    ]
+    model = fit(rows)
+    model.note = f"pooled from {len(summaries)} users' shared summaries (dose-mem eval pool)"
+    return model
+
+
+def simulate(turns: list[SharedTurn], model: RelevanceModel, profile: Profile) -> dict[str, float]:
+    """Point metrics of ``profile`` (mode relevance) over the turns of its name."""
+    gate = profile.gate
+    later_bar = Trigger.new_subject in profile.triggers and Trigger.every_turn not in (
+        profile.triggers
+    )
+    need = hit = noneed = silent = routine = loud = items = harmful = harmful_turns = 0
+    n = 0
+    for t in turns:
+        if t.profile != profile.name:
+            continue
+        n += 1
+        injected: list[int] = []
+        if t.labels:
+            x = np.asarray(t.candidates, dtype=float)
+            p = model.probability(x)
+            cued = bool(x[0, CUE] > 0.5)
+            base = gate.new_subject if (later_bar and t.later and not cued) else gate.threshold
+            if cued:
+                base -= gate.cue_relief
+            for i in np.argsort(-p, kind="stable"):
+                bar = base + (gate.other_project_margin if x[i, OTHER_PROJECT] > 0.5 else 0.0)
+                if p[i] >= bar:
+                    injected.append(int(i))
+                if len(injected) >= profile.max_items:
+                    break
+        got = [t.labels[i] for i in injected]
+        items += len(got)
+        bad = sum(g == -1 for g in got)
+        harmful += bad
+        harmful_turns += bad > 0
+        if t.kind == "memory":
+            need += 1
+            hit += any(g == 1 for g in got)
+        else:
+            noneed += 1
+            silent += not got
+        if t.kind == "routine":
+            routine += 1
+            loud += bool(got)
+    hit_rate = hit / need if need else 0.0
+    silence = silent / noneed if noneed else 0.0
+    return {
+        "turns": n,
+        "hit_rate": hit_rate,
+        "silence": silence,
+        "routine_injection_rate": loud / routine if routine else 0.0,
+        "harmful_rate": harmful / items if items else 0.0,
+        "composite": 0.5 * hit_rate + 0.5 * silence - (harmful_turns / n if n else 0.0),
+    }
+
+
+def _with(profile: Profile, **gate: float) -> Profile:
+    return profile.model_copy(update={"gate": profile.gate.model_copy(update=gate)})
+
+
+def choose_bars(
+    summaries: list[Summary], model: RelevanceModel, profiles: dict[str, Profile]
+) -> dict[str, dict[str, float]]:
+    """Per profile: the threshold, then (coding profiles) the later-turn bar."""
+    chosen: dict[str, dict[str, float]] = {}
+
+    def best(profile: Profile, field: str, grid: list[float]) -> float:
+        scored = []
+        for value in grid:
+            trial = _with(profile, **{field: value})
+            runs = [simulate(s.turns, model, trial) for s in summaries]
+            mine = [m for m in runs if m["turns"]]
+            if not mine:
+                continue
+            limit = min(profile.routine_limit, ROUTINE_MARGIN)
+            if max(m["routine_injection_rate"] for m in mine) > limit:
+                continue
+            if max(m["harmful_rate"] for m in mine) > HARMFUL_LIMIT:
+                continue
+            composite = float(np.mean([m["composite"] for m in mine]))
+            served = float(np.mean([m["hit_rate"] for m in mine]))
+            scored.append((composite, served, value))
+        if not scored:
+            return max(grid)
+        top = max(c for c, _, _ in scored)
+        near = [(served, value) for c, served, value in scored if c >= top - TOLERANCE]
+        return max(near)[1]
+
+    for name, shipped in profiles.items():
+        profile = in_relevance_mode(shipped)
+        later = Trigger.new_subject in profile.triggers
+        if later:
+            profile = _with(profile, new_subject=1.0)
+        threshold = best(profile, "threshold", THRESHOLDS)
+        profile = _with(profile, threshold=threshold)
+        chosen[name] = {"threshold": threshold}
+        if later:
+            chosen[name]["new_subject"] = best(profile, "new_subject", NEW_SUBJECT)
+    return chosen
+
+
+def shipped_composite(summaries: list[Summary], name: str) -> float | None:
+    """The users' mean composite of profile ``name`` as shipped, from their count sums."""
+    own = [
+        float(metrics_from_sums(np.asarray(sums))["composite"])
+        for s in summaries
+        if (sums := s.profiles.get(name)) is not None
+    ]
+    return float(np.mean(own)) if own else None
+
+
+def calibrate(summaries: list[Summary], profiles: dict[str, Profile]) -> Calibration:
+    """The pooled model and bars; a profile changes only where, on the pooled users, it
+    beats the profile as shipped by ``MIN_GAIN`` (mean composite): a calibration never
+    proposes what the users' own numbers say is no better than what they have."""
+    model = fit_pooled(summaries)
+    bars: dict[str, dict[str, float]] = {}
+    kept: dict[str, str] = {}
+    for name, chosen in choose_bars(summaries, model, profiles).items():
+        trial = _with(in_relevance_mode(profiles[name]), **chosen)
+        runs = [simulate(s.turns, model, trial) for s in summaries]
+        pooled = [m["composite"] for m in runs if m["turns"]]
+        before = shipped_composite(summaries, name)
+        after = float(np.mean(pooled)) if pooled else None
+        if after is None or before is None or after < before + MIN_GAIN:
+            kept[name] = (
+                f"pooled {after and round(after, 4)} does not beat shipped "
+                f"{before and round(before, 4)} by {MIN_GAIN} (mean composite)"
+            )
+        else:
+            bars[name] = chosen
+    return Calibration(
+        model=model,
+        bars=bars,
+        users=len(summaries),
+        turns=sum(len(s.turns) for s in summaries),
+        kept=kept,
+    )
+
+
+def calibrated_profiles(
+    profiles: dict[str, Profile], calibration: Calibration
+) -> dict[str, Profile]:
+    """The profiles the calibration changes in mode relevance with the pooled bars; the
+    others as shipped."""
+    return {
+        name: _with(in_relevance_mode(shipped), **calibration.bars[name])
+        if name in calibration.bars
+        else shipped
+        for name, shipped in profiles.items()
+    }

@@ -1,0 +1,85 @@
+"""Does a calibration pooled from other users help the next one? Five rotations.
+
+``python -m evaluation.pooling.rotation [--envs demo,webdev,labsci,dataeng,firmware]
+[--out DIR]``
+
+Each environment is one simulated user. Each shares its summary
+(``share.environment_summary``: no text). For each user U, the calibration is pooled
+from the other users' summaries only (``calibrate.calibrate``: the relevance model and
+the bars), and U's own environment is replayed (every probe with gold labels, U's weekly
+snapshots, its task state) twice: with the profiles as shipped and with the pooled
+calibration (every profile in gate mode relevance with the pooled model and bars).
+Nothing of U is in what U is measured with. With ``--out`` the summaries, the pooled
+report of all users and the rotation table are written there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+
+from evaluation.pooling.calibrate import calibrate, calibrated_profiles
+from evaluation.pooling.pool import pool, render_report
+from evaluation.pooling.share import environment_summary
+from evaluation.pooling.summary import Summary, render_markdown
+from evaluation.relevance_data import environment_candidates
+from evaluation.relevance_fit import ENVS, Replay
+from memory_repo.index.embedders import CachedEmbedder, make_embedder
+from memory_repo.settings import Settings
+from profiles.model import load_profiles
+from recall_api.relevance import shipped_model
+
+DEFAULT_ENVS = "demo,webdev,labsci,dataeng,firmware"
+SHOWN = ("hit_rate", "silence", "routine_injection_rate", "harmful_rate", "composite")
+
+
+def rotations(envs: list[str], work: Path) -> tuple[dict[str, Summary], dict[str, dict]]:
+    settings = Settings()
+    embedder = CachedEmbedder(make_embedder(settings), size=16384)
+    shipped = load_profiles()
+    summaries: dict[str, Summary] = {}
+    replays: dict[str, Replay] = {}
+    for name in envs:
+        env, store, cands = environment_candidates(ENVS / name, embedder, shipped, work / name)
+        summaries[name] = environment_summary(env, store, cands, shipped, settings)
+        replays[name] = Replay(env, store, settings)
+    table: dict[str, dict] = {}
+    for held in envs:
+        cal = calibrate([s for n, s in summaries.items() if n != held], shipped)
+        replay = replays[held]
+        probes = [p for p in replay.probes() if p.gold is not None]
+        before = replay.metrics(shipped_model(), shipped, probes)
+        after = replay.metrics(cal.model, calibrated_profiles(shipped, cal), probes)
+        table[held] = {
+            "bars": cal.bars,
+            "shipped": {g: {k: round(m[k], 4) for k in SHOWN} for g, m in before.items()},
+            "pooled": {g: {k: round(m[k], 4) for k in SHOWN} for g, m in after.items()},
+        }
+        print(json.dumps({held: table[held]}), flush=True)
+    return summaries, table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--envs", default=DEFAULT_ENVS)
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    envs = args.envs.split(",")
+    with tempfile.TemporaryDirectory(prefix="rotation-") as tmp:
+        summaries, table = rotations(envs, Path(tmp))
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        for n, s in enumerate(summaries.values(), 1):
+            (out / f"user-{n}.json").write_text(s.model_dump_json(indent=1), encoding="utf-8")
+            (out / f"user-{n}.md").write_text(render_markdown(s), encoding="utf-8")
+        report = pool(list(summaries.values()), load_profiles())
+        (out / "pooled.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
+        (out / "pooled.md").write_text(render_report(report), encoding="utf-8")
+        (out / "rotations.json").write_text(json.dumps(table, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
