@@ -7,7 +7,7 @@ texts, each model's cosine, cross-language terms, lexical support both ways with
 and the bridge, normalised BM25, ranks in each leg, exact identifiers, the project
 relation, the item type, a memory cue, the prompt's shape, and where the item stands
 among the other candidates) and a logistic model fitted on data written neither by nor
-for any one memory (``evaluation/relevance_fit.py``; docs/read-path.md, "Gate", has what
+for any one memory (``evaluation/tuning/relevance_fit.py``; docs/read-path.md, "Gate", has what
 it was fitted on and its leave-one-environment-out numbers) turns them into a
 probability: one scale on every memory. A profile in gate mode ``relevance`` holds it
 against its bar and orders the injected items by it (``gate.decide``); the inspector

@@ -14,7 +14,7 @@ from dose_mem.cli.context import settings
 from memory_repo.errors import DoseMemError
 
 if TYPE_CHECKING:  # the evaluation and the index load only when the command runs
-    from evaluation.locomo import LocomoResult
+    from evaluation.sets.locomo import LocomoResult
 
 bench_app = typer.Typer(help="Benchmarks of the shipped retrieval code.", no_args_is_help=True)
 
@@ -29,7 +29,7 @@ def locomo(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Each question searches only its own conversation; recall = evidence turns found."""
-    from evaluation.locomo import evaluate
+    from evaluation.sets.locomo import evaluate
     from memory_repo.index.embedders import make_embedder
 
     missing = [str(f) for f in files if not f.is_file()]
@@ -53,7 +53,7 @@ def locomo(
 
 
 def _table(result: LocomoResult) -> Table:
-    from evaluation.locomo import KS
+    from evaluation.sets.locomo import KS
 
     table = Table(
         "system",

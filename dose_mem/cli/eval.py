@@ -45,8 +45,8 @@ def run(
     ] = None,
 ) -> None:
     """Tune thresholds on dev, report on test; writes report.md, results.json, PNGs."""
-    from evaluation.report import summary_json, write_report
-    from evaluation.run import run_evaluation
+    from evaluation.harness.report import summary_json, write_report
+    from evaluation.harness.run import run_evaluation
 
     if judge not in ("gold", "llm"):
         typer.echo(f"unknown judge {judge!r} (use gold or llm)", err=True)
@@ -107,8 +107,8 @@ def probes_from_sessions(
     ] = None,
 ) -> None:
     """Turn captured sessions into an unlabelled probe file to label by hand."""
-    from evaluation.from_sessions import probes_from_transcripts, read_transcripts
-    from evaluation.probes import dump_probes
+    from evaluation.harness.from_sessions import probes_from_transcripts, read_transcripts
+    from evaluation.harness.probes import dump_probes
 
     if not transcripts.exists():
         typer.echo(f"no such file or folder: {transcripts}", err=True)
@@ -147,7 +147,7 @@ def write(
         typer.echo(f"{set_dir} is not a write-quality set (labels.yaml, seed.yaml)", err=True)
         raise typer.Exit(2)
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    from evaluation.write_quality import load_set, render, run_write_eval
+    from evaluation.sets.write_quality import load_set, render, run_write_eval
 
     try:
         report = run_write_eval(load_set(set_dir), oracle=oracle)

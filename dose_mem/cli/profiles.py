@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
 @profiles_app.command("show")
 def show() -> None:
     """Print the latest tune-profiles run (the same Markdown as its Prefect artifact)."""
-    from evaluation.tune_profiles import render
+    from evaluation.tuning.tune_profiles import render
     from profiles.proposals import load_run
 
     try:
@@ -43,7 +43,7 @@ def apply(
 ) -> None:
     """Commit the proposed override files to the memory repository, as one commit that
     `dose-mem rollback RUN_ID` undoes."""
-    from evaluation.profile_apply import apply_proposals
+    from evaluation.tuning.profile_apply import apply_proposals
     from profiles.proposals import load_run
 
     cfg = settings()

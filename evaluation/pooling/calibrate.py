@@ -23,11 +23,11 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
-from evaluation.metrics import metrics_from_sums
+from evaluation.harness.metrics import metrics_from_sums
+from evaluation.harness.systems import in_relevance_mode
 from evaluation.pooling.summary import SharedTurn, Summary
-from evaluation.relevance_data import Candidates
-from evaluation.relevance_fit import HARMFUL_LIMIT, NEW_SUBJECT, THRESHOLDS, fit
-from evaluation.systems import in_relevance_mode
+from evaluation.tuning.relevance_data import Candidates
+from evaluation.tuning.relevance_fit import HARMFUL_LIMIT, NEW_SUBJECT, THRESHOLDS, fit
 from profiles.model import Profile, Trigger
 from recall_api.relevance import FEATURES, RelevanceModel
 

@@ -22,7 +22,7 @@ from collections import defaultdict
 import numpy as np
 from pydantic import BaseModel
 
-from evaluation.metrics import COLUMNS, metrics_from_sums
+from evaluation.harness.metrics import COLUMNS, metrics_from_sums
 from evaluation.pooling.calibrate import Calibration, calibrate, calibrated_profiles, simulate
 from evaluation.pooling.summary import Summary
 from profiles.model import Profile
@@ -88,8 +88,9 @@ def pool(summaries: list[Summary], profiles: dict[str, Profile]) -> PoolReport:
         name: {m: _pooled(vs, m) for m in REPORTED} for name, vs in sorted(by_profile.items())
     }
     need, hit = COLUMNS.index("need"), COLUMNS.index("need_hit")
-    cells: dict[tuple[str, str, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-    for s in summaries:
+    cells: dict[tuple[str, str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    users: dict[tuple[str, str, str], set[int]] = defaultdict(set)
+    for n, s in enumerate(summaries):
         for b in s.buckets:
             if b.sums is None or b.kind != "memory":
                 continue
@@ -97,10 +98,15 @@ def pool(summaries: list[Summary], profiles: dict[str, Profile]) -> PoolReport:
                 cell = cells[(b.profile, by, value)]
                 cell[0] += b.sums[need]
                 cell[1] += b.sums[hit]
-                cell[2] += 1
+                users[(b.profile, by, value)].add(n)
     failures = [
         Failure(
-            profile=p, by=by, value=v, memory_turns=int(c[0]), served=int(c[1]), users=int(c[2])
+            profile=p,
+            by=by,
+            value=v,
+            memory_turns=int(c[0]),
+            served=int(c[1]),
+            users=len(users[(p, by, v)]),
         )
         for (p, by, v), c in sorted(cells.items())
     ]

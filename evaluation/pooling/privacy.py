@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-from evaluation.metrics import COLUMNS
+from evaluation.harness.metrics import COLUMNS
 from evaluation.pooling.summary import KINDS, LANG_PAIRS, MANIFEST, PROFILES, SOURCES
 from recall_api.relevance import FEATURES
 

@@ -14,8 +14,8 @@ import datetime as dt
 import json
 
 from evaluation.pooling.calibrate import Calibration, calibrated_profiles
-from evaluation.profile_apply import file_sha256
-from evaluation.profile_tuner import diff, render_override
+from evaluation.tuning.profile_apply import file_sha256
+from evaluation.tuning.profile_tuner import diff, render_override
 from memory_repo.settings import Settings
 from profiles.model import Profile, load_profiles
 from profiles.overrides import merge, override_rel, read_override

@@ -24,8 +24,8 @@ from evaluation.pooling.calibrate import calibrate, calibrated_profiles
 from evaluation.pooling.pool import pool, render_report
 from evaluation.pooling.share import environment_summary
 from evaluation.pooling.summary import Summary, render_markdown
-from evaluation.relevance_data import environment_candidates
-from evaluation.relevance_fit import ENVS, Replay
+from evaluation.tuning.relevance_data import environment_candidates
+from evaluation.tuning.relevance_fit import ENVS, Replay
 from memory_repo.index.embedders import CachedEmbedder, make_embedder
 from memory_repo.settings import Settings
 from profiles.model import load_profiles

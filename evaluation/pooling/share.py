@@ -27,9 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluation.environment import Environment
-from evaluation.log_signals import agent_signals
-from evaluation.metrics import COLUMNS, TurnRecord, language_tag
+from evaluation.harness.environment import Environment
+from evaluation.harness.metrics import COLUMNS, TurnRecord, language_tag
+from evaluation.harness.probes import Probe
+from evaluation.harness.run import answer_all, gold_records, keeping
+from evaluation.harness.snapshots import SnapshotStore
+from evaluation.harness.systems import SHIPPED, DoseMem
+from evaluation.harness.task_feed import TaskBoards
 from evaluation.pooling.summary import (
     DIGITS,
     MANIFEST,
@@ -44,12 +48,8 @@ from evaluation.pooling.summary import (
     profile_label,
     suppress_counts,
 )
-from evaluation.probes import Probe
-from evaluation.relevance_data import Candidates, environment_candidates
-from evaluation.run import answer_all, gold_records, keeping
-from evaluation.snapshots import SnapshotStore
-from evaluation.systems import SHIPPED, DoseMem
-from evaluation.task_feed import TaskBoards
+from evaluation.tuning.log_signals import agent_signals
+from evaluation.tuning.relevance_data import Candidates, environment_candidates
 from memory_repo.index.embedders import Embedder
 from memory_repo.recall_log import joined, read_entries
 from memory_repo.settings import Settings

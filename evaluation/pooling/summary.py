@@ -25,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluation.metrics import COLUMNS
+from evaluation.harness.metrics import COLUMNS
 
 FORMAT = "dose-mem-eval-summary/1"
 MIN_BUCKET = 5

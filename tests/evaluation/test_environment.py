@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from evaluation.environment import EnvironmentLoadError, load_environment, snapshot_before
-from evaluation.probes import Split, SystemInput, system_input, week_start
+from evaluation.harness.environment import EnvironmentLoadError, load_environment, snapshot_before
+from evaluation.harness.probes import Split, SystemInput, system_input, week_start
 from memory_repo.history import export_tree, history
 from memory_repo.store import load_memory
 

@@ -10,9 +10,9 @@ from typing import Any
 from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
-from evaluation.metrics import METRICS
-from evaluation.probes import Split, load_probes
-from evaluation.scripted_llm import Reply, llm_server, tool_answer
+from evaluation.harness.metrics import METRICS
+from evaluation.harness.probes import Split, load_probes
+from evaluation.harness.scripted_llm import Reply, llm_server, tool_answer
 from tests.evaluation.cli import eval_json
 
 

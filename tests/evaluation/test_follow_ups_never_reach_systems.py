@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evaluation.environment import load_environment
-from evaluation.probes import SystemInput
-from evaluation.run import answer_all
-from evaluation.snapshots import MemoIndex, Snapshot, SnapshotStore
-from evaluation.systems import Injection, System, baseline_systems, dose_mem_systems
+from evaluation.harness.environment import load_environment
+from evaluation.harness.probes import SystemInput
+from evaluation.harness.run import answer_all
+from evaluation.harness.snapshots import MemoIndex, Snapshot, SnapshotStore
+from evaluation.harness.systems import Injection, System, baseline_systems, dose_mem_systems
 from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import get_settings
 from profiles.model import load_profiles

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.environment import load_environment
-from evaluation.judges import gold_verdict
-from evaluation.metrics import (
+from evaluation.harness.environment import load_environment
+from evaluation.harness.judges import gold_verdict
+from evaluation.harness.metrics import (
     TurnRecord,
     by_language_pair,
     language_tag,
@@ -20,8 +20,8 @@ from evaluation.metrics import (
     silence_by_language,
     turn_record,
 )
-from evaluation.probes import Probe, Split
-from evaluation.systems import InjectedCard, Injection
+from evaluation.harness.probes import Probe, Split
+from evaluation.harness.systems import InjectedCard, Injection
 from tests.evaluation.cli import eval_json
 from tests.evaluation.tiny_env import TZ
 

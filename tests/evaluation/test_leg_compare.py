@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evaluation.leg_compare import agreement, agreement_summary, interleaved
+from evaluation.surveys.leg_compare import agreement, agreement_summary, interleaved
 
 
 def test_lists_that_differ_only_at_the_cut_agree_within_ties() -> None:

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from evaluation.environment import load_environment
-from evaluation.judges import Label
-from evaluation.llm_judge import LLMJudge, candidates_for
-from evaluation.scripted_llm import Reply, llm_server, tool_answer
-from evaluation.systems import InjectedCard, Injection
+from evaluation.harness.environment import load_environment
+from evaluation.harness.judges import Label
+from evaluation.harness.llm_judge import LLMJudge, candidates_for
+from evaluation.harness.scripted_llm import Reply, llm_server, tool_answer
+from evaluation.harness.systems import InjectedCard, Injection
 from memory_repo.layers import l0
 from memory_repo.settings import get_settings
 from memory_repo.store import load_memory

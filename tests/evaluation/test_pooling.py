@@ -20,7 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
-from evaluation.metrics import COLUMNS, metrics_from_sums
+from evaluation.harness.metrics import COLUMNS, metrics_from_sums
 from evaluation.pooling.calibrate import calibrate
 from evaluation.pooling.pool import PoolReport, pool, render_report
 from evaluation.pooling.privacy import leaks, source_strings
@@ -34,8 +34,8 @@ from evaluation.pooling.summary import (
     check_vocabulary,
     render_markdown,
 )
-from evaluation.profile_apply import apply_proposals
-from evaluation.relevance_fit import ENVS
+from evaluation.tuning.profile_apply import apply_proposals
+from evaluation.tuning.relevance_fit import ENVS
 from flows.rollback import rollback
 from memory_repo.demo import DEMO_IDS
 from memory_repo.recall_log import RecallLog

@@ -8,7 +8,7 @@ from pathlib import Path
 import git
 import pytest
 
-from evaluation.profile_apply import apply_proposals, file_sha256
+from evaluation.tuning.profile_apply import apply_proposals, file_sha256
 from memory_repo.history import commit, init_repo
 from memory_repo.settings import Settings
 from profiles.proposals import Measure, Proposal, ProposalError, TuneRun, load_run, save_run

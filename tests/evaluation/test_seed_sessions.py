@@ -1,4 +1,4 @@
-"""The seed's whole-session dose measure (evaluation/seed_sessions.py; docs/read-path.md,
+"""The seed's whole-session dose measure (evaluation/sets/seed_sessions.py; docs/read-path.md,
 "The seed's session measure"), on one coding and one assistant session of the file."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from evaluation.seed_sessions import SessionSet, cuts, groups, load_sessions, run
+from evaluation.sets.seed_sessions import SessionSet, cuts, groups, load_sessions, run
 from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import Settings
 

@@ -1,6 +1,6 @@
 """Turns scored in session context: a repeat of what the agent holds is neutral, a held
-useful item meets the need, and the two per-session metrics (evaluation/session_scoring.py,
-evaluation/metrics.py)."""
+useful item meets the need, and the two per-session metrics (evaluation/harness/session_scoring.py,
+evaluation/harness/metrics.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.judges import gold_labels, gold_verdict
-from evaluation.metrics import point_estimates, summarise
-from evaluation.probes import Gold, Probe, Split
-from evaluation.run import run_evaluation
-from evaluation.session_scoring import score_turns
-from evaluation.systems import InjectedCard, Injection
+from evaluation.harness.judges import gold_labels, gold_verdict
+from evaluation.harness.metrics import point_estimates, summarise
+from evaluation.harness.probes import Gold, Probe, Split
+from evaluation.harness.run import run_evaluation
+from evaluation.harness.session_scoring import score_turns
+from evaluation.harness.systems import InjectedCard, Injection
 from memory_repo.settings import get_settings
 
 START = dt.datetime(2026, 1, 5, 10, 0, tzinfo=dt.UTC)

@@ -9,8 +9,8 @@ from pathlib import Path
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
-from evaluation.environment import build_history, load_env_spec
-from evaluation.snapshot_eval import snapshot_eval
+from evaluation.harness.environment import build_history, load_env_spec
+from evaluation.harness.snapshot_eval import snapshot_eval
 
 
 def test_flow_tags_evaluates_and_publishes(tiny_env: Path, tmp_path: Path, harness: None) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluation.agreement import cohen_kappa
-from evaluation.metrics import bootstrap_sums, percentile_ci
+from evaluation.harness.agreement import cohen_kappa
+from evaluation.harness.metrics import bootstrap_sums, percentile_ci
 
 
 def test_clustered_bootstrap_ci_covers_the_true_mean_at_about_95_percent() -> None:

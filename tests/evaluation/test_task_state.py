@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.environment import EnvironmentLoadError, load_environment
-from evaluation.judges import gold_verdict
-from evaluation.metrics import point_estimates, task_shares, turn_record
-from evaluation.probes import Probe
-from evaluation.run import answer_all, run_evaluation
-from evaluation.snapshots import SnapshotStore
-from evaluation.systems import SHIPPED, DoseMem, InjectedCard, Injection, per_turn
-from evaluation.task_feed import TASK_EVENTS_FILE, TaskBoards
+from evaluation.harness.environment import EnvironmentLoadError, load_environment
+from evaluation.harness.judges import gold_verdict
+from evaluation.harness.metrics import point_estimates, task_shares, turn_record
+from evaluation.harness.probes import Probe
+from evaluation.harness.run import answer_all, run_evaluation
+from evaluation.harness.snapshots import SnapshotStore
+from evaluation.harness.systems import SHIPPED, DoseMem, InjectedCard, Injection, per_turn
+from evaluation.harness.task_feed import TASK_EVENTS_FILE, TaskBoards
 from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import get_settings
 from memory_repo.tasks.model import TaskStatus

@@ -16,7 +16,7 @@ from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
-from evaluation.tune_profiles import tune_profiles
+from evaluation.tuning.tune_profiles import tune_profiles
 from memory_repo.demo import DEMO_IDS
 from memory_repo.recall_log import RecallLog, read_entries
 from memory_repo.settings import Settings

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.write_quality import load_set, run_write_eval
+from evaluation.sets.write_quality import load_set, run_write_eval
 
 DATA = Path(__file__).parents[1] / "data"
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from ingest_home import Home
 from typer.testing import CliRunner
 
-from evaluation.scripted_llm import Reply, llm_server, tool_answer, tool_name
-from evaluation.write_quality import WriteSet, seed_home
+from evaluation.harness.scripted_llm import Reply, llm_server, tool_answer, tool_name
+from evaluation.sets.write_quality import WriteSet, seed_home
 from flows.digest import Digest
 from flows.facts import Candidate, Fact
 from flows.filing import file_fact, named_projects

@@ -7,7 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from evaluation.scripted_llm import LLMServer, Reply, llm_server, scripted, tool_answer, tool_name
+from evaluation.harness.scripted_llm import (
+    LLMServer,
+    Reply,
+    llm_server,
+    scripted,
+    tool_answer,
+    tool_name,
+)
 from flows.digest import Digest, DigestTurn
 from flows.distill import distill
 from flows.ingest import ingest

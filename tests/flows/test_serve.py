@@ -14,6 +14,10 @@ def test_the_deployments_come_from_prefect_yaml() -> None:
     assert found["import-memories"].schedules == []  # on demand
     assert found["import-memories"].concurrency_limit == 1
     assert [s.schedule.cron for s in found["snapshot-eval"].schedules] == ["0 3 * * 1"]
-    assert found["snapshot-eval"].entrypoint.endswith("evaluation/snapshot_eval.py:snapshot_eval")
+    assert found["snapshot-eval"].entrypoint.endswith(
+        "evaluation/harness/snapshot_eval.py:snapshot_eval"
+    )
     assert [s.schedule.cron for s in found["tune-profiles"].schedules] == ["0 4 * * 1"]
-    assert found["tune-profiles"].entrypoint.endswith("evaluation/tune_profiles.py:tune_profiles")
+    assert found["tune-profiles"].entrypoint.endswith(
+        "evaluation/tuning/tune_profiles.py:tune_profiles"
+    )

@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.write_quality import WriteReport, load_set, prefect_database_files, run_write_eval
+from evaluation.sets.write_quality import (
+    WriteReport,
+    load_set,
+    prefect_database_files,
+    run_write_eval,
+)
 from memory_repo.secrets import has_secret, redact
 
 DATA = Path(__file__).parents[1] / "data"

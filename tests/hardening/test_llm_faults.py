@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.scripted_llm import LLMServer, Reply, llm_server, tool_answer, tool_name
+from evaluation.harness.scripted_llm import LLMServer, Reply, llm_server, tool_answer, tool_name
 from flows.ingest import ingest
 from memory_repo.store import load_memory
 

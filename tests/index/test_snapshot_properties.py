@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.leg_compare import vector_table
+from evaluation.surveys.leg_compare import vector_table
 from memory_repo.index import snapshot as snapshot_module
 from memory_repo.index.legs import DenseLeg, LexicalLeg
 from memory_repo.index.scope import Prefilter, ScopeClause

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.agents.install import hermes_python
-from evaluation.scripted_llm import Reply, llm_server, stream_answer
+from evaluation.harness.scripted_llm import Reply, llm_server, stream_answer
 from memory_repo.settings import Settings
 from recall_api.integrations.client_files import PIECES
 from tests.conftest import IssueToken

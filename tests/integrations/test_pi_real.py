@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from evaluation.agents.pi import node, pi_package
-from evaluation.scripted_llm import Reply, llm_server, scripted, stream_answer
+from evaluation.harness.scripted_llm import Reply, llm_server, scripted, stream_answer
 from memory_repo.settings import Settings
 from tests.conftest import IssueToken
 from tests.integrations.demo import SETUP_PROMPT, UV_CARD

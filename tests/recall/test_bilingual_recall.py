@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from evaluation.bilingual import load_queries
+from evaluation.sets.bilingual import load_queries
 from memory_repo.demo import DEMO_IDS
 from tests.conftest import IssueToken
 from tests.recall.test_case_study import TABLEKIT, ids, recall

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.paraphrases import load_set, run, summary
-from evaluation.systems import in_relevance_mode
+from evaluation.harness.systems import in_relevance_mode
+from evaluation.sets.paraphrases import load_set, run, summary
 from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import Settings
 from profiles.model import Profile, load_profiles

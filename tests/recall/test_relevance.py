@@ -12,9 +12,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.relevance_data import Candidates
-from evaluation.relevance_fit import fit
-from evaluation.systems import in_relevance_mode
+from evaluation.harness.systems import in_relevance_mode
+from evaluation.tuning.relevance_data import Candidates
+from evaluation.tuning.relevance_fit import fit
 from memory_repo.models import GLOBAL
 from profiles.model import Profile
 from recall_api.deps import Services

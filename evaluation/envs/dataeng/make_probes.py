@@ -20,7 +20,7 @@ memory turn of a coding session at turn 1 / turn 3 or later). By hand: ``cue`` (
 says "as usual", "照旧" or the like), ``archived`` (work in the archived settle-legacy
 project).
 
-A card committed in week w is first seen by probes of week w+1 (evaluation/environment.py);
+A card committed in week w is first seen by probes of week w+1 (evaluation/harness/environment.py);
 the labels follow that, and ``check_snapshot`` below refuses a label that breaks it. Weeks
 1-2 are dev, weeks 3-6 test.
 
@@ -35,8 +35,8 @@ from typing import Any
 
 import yaml
 
-from evaluation.probes import Gold, Probe, Split, dump_probes
-from evaluation.turns import C, M, R, script
+from evaluation.harness.probes import Gold, Probe, Split, dump_probes
+from evaluation.harness.turns import C, M, R, script
 
 HERE = Path(__file__).parent
 TZ = dt.timezone(dt.timedelta(hours=8))

@@ -17,7 +17,7 @@ turn is tagged ``lang:en`` / ``lang:zh`` / ``lang:mixed`` from its prompt's scri
 build() checks that each hand-written <prompt> agrees with that script.
 
 Memory availability is by weekly snapshot: a card committed during week w is first seen by
-probes of week w+1 (evaluation/environment.py), and the labels below follow that rule.
+probes of week w+1 (evaluation/harness/environment.py), and the labels below follow that rule.
 Weeks 1-2 are the dev split, weeks 3-5 the test split.
 
     .venv/bin/python evaluation/envs/demo/make_probes.py
@@ -30,8 +30,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evaluation.probes import Gold, Probe, Split, dump_probes
-from evaluation.turns import C, M, Q, R, S, script
+from evaluation.harness.probes import Gold, Probe, Split, dump_probes
+from evaluation.harness.turns import C, M, Q, R, S, script
 
 TZ = dt.timezone(dt.timedelta(hours=8))
 DEV_UNTIL = dt.date(2026, 9, 21)  # weeks 1-2 are dev; from this Monday on, test

@@ -14,7 +14,7 @@ below; none when they differ); other turns get ``lang:<prompt>``. ``bilingual`` 
 turn whose prompt is not in its card's language (mixed counts as bilingual).
 
 Availability is by weekly snapshot: a card committed in week w is first seen by probes of
-week w+1 (evaluation/environment.py); the labels below follow that rule. Weeks 1-2 are dev,
+week w+1 (evaluation/harness/environment.py); the labels below follow that rule. Weeks 1-2 are dev,
 weeks 3-6 test. Written before any measurement, without looking at the gate.
 
     .venv/bin/python evaluation/envs/labsci/make_probes.py
@@ -26,8 +26,8 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from evaluation.probes import Gold, Probe, Split, dump_probes
-from evaluation.turns import C, M, R, S, script
+from evaluation.harness.probes import Gold, Probe, Split, dump_probes
+from evaluation.harness.turns import C, M, R, S, script
 
 TZ = dt.timezone(dt.timedelta(hours=8))
 DEV_UNTIL = dt.date(2026, 11, 16)  # weeks 1-2 are dev; from this Monday on, test

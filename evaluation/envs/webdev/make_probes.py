@@ -19,7 +19,7 @@ harmful card past its ``expires`` date), ``first_turn`` / ``later_turn`` (a memo
 a coding session at turn 1 / turn 3 or later). By hand: ``cue`` (the prompt says "as
 usual" or the like), ``archived`` (work in the archived folio project).
 
-A card committed in week w is first seen by probes of week w+1 (evaluation/environment.py);
+A card committed in week w is first seen by probes of week w+1 (evaluation/harness/environment.py);
 the labels follow that. Weeks 1-2 are dev, weeks 3-6 test.
 
     .venv/bin/python evaluation/envs/webdev/make_probes.py
@@ -33,8 +33,8 @@ from typing import Any
 
 import yaml
 
-from evaluation.probes import Gold, Probe, Split, dump_probes
-from evaluation.turns import C, M, R, script
+from evaluation.harness.probes import Gold, Probe, Split, dump_probes
+from evaluation.harness.turns import C, M, R, script
 
 HERE = Path(__file__).parent
 TZ = dt.timezone(dt.timedelta(hours=8))

@@ -1,0 +1,1 @@
+"""Speed and scale benchmarks of the shipped code (``python -m evaluation.bench``)."""

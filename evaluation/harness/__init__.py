@@ -1,0 +1,1 @@
+"""The evaluation environment and its metrics: probes, runs, judges, reports."""

@@ -1,0 +1,1 @@
+"""Labelled sets and benchmarks measured against the shipped code."""

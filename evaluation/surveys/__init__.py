@@ -1,0 +1,1 @@
+"""One-off surveys (embedders, rerankers, search legs, backends), kept apart from shipped code."""

@@ -1,0 +1,1 @@
+"""Profile and relevance tuning: fitting, checking and applying profiles and the gate model."""
