@@ -46,7 +46,13 @@ from recall_api.models import (
     RecallResult,
 )
 from recall_api.relevance import Context, RelevanceModel, RepoModel, shipped_model
-from recall_api.scoping import Resolution, allowed, prefilter_for, resolve_project
+from recall_api.scoping import (
+    Resolution,
+    allowed,
+    gate_project,
+    prefilter_for,
+    resolve_project,
+)
 from recall_api.task_board import TaskBoard
 from recall_api.triggers import SessionTracker, cue_in, fired
 
@@ -254,7 +260,7 @@ class RecallEngine:
             profile,
             self.relevance,
             cued=cued,
-            project=where.project,
+            project=gate_project(profile, where),
             trigger=trigger,
         )
         passing = _passing(judged, trace.judged)
@@ -307,7 +313,8 @@ class RecallEngine:
         found = self._search(identity, request, profile, registry, where)
         prompt = read_prompt(request.prompt, self.index.parts, self.bridge)
         cued = cue_in(request.prompt, profile.cues) is not None
-        return prompt, [] if isinstance(found, Reason) else found, Context(cued, where.project)
+        context = Context(cued, gate_project(profile, where))
+        return prompt, [] if isinstance(found, Reason) else found, context
 
     def _remember(
         self, identity: Identity, request: RecallRequest, items: list[InjectedItem]

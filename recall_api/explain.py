@@ -29,7 +29,7 @@ from recall_api.evidence import read_prompt
 from recall_api.gate import Judged, decide
 from recall_api.models import Identity, Reason, RecallRequest, RecallResult
 from recall_api.relevance import FEATURES, Context, features
-from recall_api.scoping import allowed, prefilter_for, resolve_project
+from recall_api.scoping import allowed, gate_project, prefilter_for, resolve_project
 from recall_api.triggers import SessionState, cue_in, fired
 
 
@@ -160,13 +160,13 @@ def explain(
             profile,
             engine.relevance,
             cued=cued,
-            project=where.project,
+            project=gate_project(profile, where),
             trigger=trigger or "",
         )
     )
     items, text = assemble(((j.hit, j.score) for j in judged if j.passed), profile)
     injected = {i.id for i in items}
-    context = Context(cued=cued, project=where.project)
+    context = Context(cued=cued, project=gate_project(profile, where))
     rows = features(prompt, [j.hit for j in judged], context)
     relevance = engine.relevance.probability(rows) if judged else []
     candidates = [

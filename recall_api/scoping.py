@@ -68,3 +68,14 @@ def prefilter_for(
         if mine := [p for p in personal if p in visible]:
             clauses.append(ScopeClause(projects=mine))
     return Prefilter(clauses=clauses, automatic=automatic, today=today)
+
+
+def gate_project(profile: Profile, where: Resolution) -> str | None:
+    """The project the gate judges candidates against (an item of it is "this project's",
+    of any other "another project's"): the resolved one, except that a personal agent's
+    working directory says where its process runs, not what the person asks about, so a
+    calendar agent started in a code checkout still hears "when is my weekly review?" as
+    a question about the person's life."""
+    if profile.scope == ScopeKind.personal and where.how == "cwd":
+        return None
+    return where.project

@@ -28,7 +28,7 @@ from evaluation.harness.systems import in_relevance_mode
 from evaluation.pooling.summary import SharedTurn, Summary
 from evaluation.tuning.relevance_data import Candidates
 from evaluation.tuning.relevance_fit import HARMFUL_LIMIT, NEW_SUBJECT, THRESHOLDS, fit
-from profiles.model import Profile, Trigger
+from profiles.model import GateMode, Profile, Trigger
 from recall_api.relevance import FEATURES, RelevanceModel
 
 # Routine injection a bar may reach on any pooled user: well under the working profile's
@@ -52,6 +52,7 @@ class Calibration(BaseModel):
     users: int
     turns: int
     kept: dict[str, str] = {}
+    applies: bool = True
 
 
 def fit_pooled(summaries: list[Summary]) -> RelevanceModel:
@@ -179,32 +180,71 @@ def shipped_composite(summaries: list[Summary], name: str) -> float | None:
     return float(np.mean(own)) if own else None
 
 
+def _mean_composite(summaries: list[Summary], model: RelevanceModel, profile: Profile) -> float:
+    runs = [simulate(s.turns, model, profile) for s in summaries]
+    return float(np.mean([m["composite"] for m in runs if m["turns"]] or [0.0]))
+
+
 def calibrate(summaries: list[Summary], profiles: dict[str, Profile]) -> Calibration:
-    """The pooled model and bars; a profile changes only where, on the pooled users, it
-    beats the profile as shipped by ``MIN_GAIN`` (mean composite): a calibration never
-    proposes what the users' own numbers say is no better than what they have."""
+    """The pooled model and bars, applied only where the pooled users gain.
+
+    Per profile, on the pooled users (mean composite; "before" from their count sums,
+    the profiles as shipped):
+
+    - a profile in gate mode ``score`` changes to mode relevance at the pooled bars when
+      that gains at least ``MIN_GAIN``;
+    - a profile already in mode relevance is moved by the pooled model whatever its
+      bars, so it takes the better of its own and the pooled bars under that model.
+
+    The calibration applies (``bars`` not empty, the model proposed) only when some
+    profile gains at least ``MIN_GAIN`` and no profile in mode relevance loses more than
+    ``MIN_GAIN`` under the pooled model: it never proposes what the users' own numbers
+    say is no better than what they have.
+    """
     model = fit_pooled(summaries)
     bars: dict[str, dict[str, float]] = {}
     kept: dict[str, str] = {}
+    gains: list[float] = []
+    losses: list[str] = []
     for name, chosen in choose_bars(summaries, model, profiles).items():
-        trial = _with(in_relevance_mode(profiles[name]), **chosen)
-        runs = [simulate(s.turns, model, trial) for s in summaries]
-        pooled = [m["composite"] for m in runs if m["turns"]]
         before = shipped_composite(summaries, name)
-        after = float(np.mean(pooled)) if pooled else None
-        if after is None or before is None or after < before + MIN_GAIN:
-            kept[name] = (
-                f"pooled {after and round(after, 4)} does not beat shipped "
-                f"{before and round(before, 4)} by {MIN_GAIN} (mean composite)"
-            )
-        else:
+        if before is None:
+            kept[name] = "no pooled user has this profile"
+            continue
+        after = _mean_composite(
+            summaries, model, _with(in_relevance_mode(profiles[name]), **chosen)
+        )
+        if profiles[name].gate.mode == GateMode.relevance:
+            own = _mean_composite(summaries, model, profiles[name])
+            if own >= after:
+                after, chosen = own, {}
+            gains.append(after - before)
+            if after < before - MIN_GAIN:
+                losses.append(name)
+            if chosen:
+                bars[name] = chosen
+            else:
+                kept[name] = f"its own bars are best under the pooled model ({own:.4f})"
+        elif after >= before + MIN_GAIN:
             bars[name] = chosen
+            gains.append(after - before)
+        else:
+            kept[name] = (
+                f"pooled {after:.4f} does not beat shipped {before:.4f} by {MIN_GAIN} "
+                "(mean composite)"
+            )
+    applies = bool(gains) and max(gains) >= MIN_GAIN and not losses
+    if not applies:
+        why = f"the pooled model would cost {', '.join(losses)}" if losses else "no gain"
+        kept |= {name: f"not applied: {why}" for name in bars}
+        bars = {}
     return Calibration(
         model=model,
         bars=bars,
         users=len(summaries),
         turns=sum(len(s.turns) for s in summaries),
         kept=kept,
+        applies=applies,
     )
 
 
@@ -212,7 +252,7 @@ def calibrated_profiles(
     profiles: dict[str, Profile], calibration: Calibration
 ) -> dict[str, Profile]:
     """The profiles the calibration changes in mode relevance with the pooled bars; the
-    others as shipped."""
+    others as shipped (they run with the pooled model too, when it applies)."""
     return {
         name: _with(in_relevance_mode(shipped), **calibration.bars[name])
         if name in calibration.bars

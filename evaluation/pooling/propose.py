@@ -74,7 +74,7 @@ def propose(
                 routine_limit=profiles[name].routine_limit,
             )
         )
-    if not run.proposals:  # no profile changes: the model alone would change nothing
+    if not calibration.applies:
         save_run(settings.state_path, run)
         return run
     model_path = root / REPO_MODEL

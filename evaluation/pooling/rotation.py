@@ -28,17 +28,29 @@ from evaluation.tuning.relevance_data import environment_candidates
 from evaluation.tuning.relevance_fit import ENVS, Replay
 from memory_repo.index.embedders import CachedEmbedder, make_embedder
 from memory_repo.settings import Settings
-from profiles.model import load_profiles
+from profiles.model import GateMode, Profile, load_profiles
 from recall_api.relevance import shipped_model
 
 DEFAULT_ENVS = "demo,webdev,labsci,dataeng,firmware"
 SHOWN = ("hit_rate", "silence", "routine_injection_rate", "harmful_rate", "composite")
 
 
-def rotations(envs: list[str], work: Path) -> tuple[dict[str, Summary], dict[str, dict]]:
+def before_pooling(profiles: dict[str, Profile]) -> dict[str, Profile]:
+    """The profiles as shipped before the five users' pooled calibration was folded into
+    the defaults (2026-12-07): the personal profile in gate mode score at 0.4."""
+    personal = profiles["personal"]
+    gate = personal.gate.model_copy(update={"mode": GateMode.score, "threshold": 0.4})
+    return {**profiles, "personal": personal.model_copy(update={"gate": gate})}
+
+
+def rotations(
+    envs: list[str], work: Path, baseline: dict[str, Profile] | None = None
+) -> tuple[dict[str, Summary], dict[str, dict]]:
+    """Every user's summary and each rotation's replay, the users on ``baseline``
+    profiles (default: as shipped)."""
     settings = Settings()
     embedder = CachedEmbedder(make_embedder(settings), size=16384)
-    shipped = load_profiles()
+    shipped = baseline or load_profiles()
     summaries: dict[str, Summary] = {}
     replays: dict[str, Replay] = {}
     for name in envs:
@@ -51,8 +63,13 @@ def rotations(envs: list[str], work: Path) -> tuple[dict[str, Summary], dict[str
         replay = replays[held]
         probes = [p for p in replay.probes() if p.gold is not None]
         before = replay.metrics(shipped_model(), shipped, probes)
-        after = replay.metrics(cal.model, calibrated_profiles(shipped, cal), probes)
+        after = (
+            replay.metrics(cal.model, calibrated_profiles(shipped, cal), probes)
+            if cal.applies
+            else before
+        )
         table[held] = {
+            "applies": cal.applies,
             "bars": cal.bars,
             "shipped": {g: {k: round(m[k], 4) for k in SHOWN} for g, m in before.items()},
             "pooled": {g: {k: round(m[k], 4) for k in SHOWN} for g, m in after.items()},
@@ -65,17 +82,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--envs", default=DEFAULT_ENVS)
     parser.add_argument("--out", default="")
+    parser.add_argument(
+        "--before-pooling",
+        action="store_true",
+        help="users on the profiles shipped before the pooled finding (personal in mode score)",
+    )
     args = parser.parse_args()
     envs = args.envs.split(",")
+    baseline = before_pooling(load_profiles()) if args.before_pooling else None
     with tempfile.TemporaryDirectory(prefix="rotation-") as tmp:
-        summaries, table = rotations(envs, Path(tmp))
+        summaries, table = rotations(envs, Path(tmp), baseline)
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         for n, s in enumerate(summaries.values(), 1):
             (out / f"user-{n}.json").write_text(s.model_dump_json(indent=1), encoding="utf-8")
             (out / f"user-{n}.md").write_text(render_markdown(s), encoding="utf-8")
-        report = pool(list(summaries.values()), load_profiles())
+        report = pool(list(summaries.values()), baseline or load_profiles())
         (out / "pooled.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
         (out / "pooled.md").write_text(render_report(report), encoding="utf-8")
         (out / "rotations.json").write_text(json.dumps(table, indent=1), encoding="utf-8")

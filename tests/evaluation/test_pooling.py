@@ -21,11 +21,11 @@ from typer.testing import CliRunner
 
 from dose_mem.cli.main import app
 from evaluation.harness.metrics import COLUMNS, metrics_from_sums
-from evaluation.pooling.calibrate import calibrate
+from evaluation.pooling.calibrate import TOLERANCE, calibrate
 from evaluation.pooling.pool import PoolReport, pool, render_report
 from evaluation.pooling.privacy import leaks, source_strings
 from evaluation.pooling.propose import propose
-from evaluation.pooling.rotation import rotations
+from evaluation.pooling.rotation import before_pooling, rotations
 from evaluation.pooling.share import share_log
 from evaluation.pooling.summary import (
     MIN_BUCKET,
@@ -52,8 +52,11 @@ HAN = range(0x3400, 0xA000)
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Summary], dict, PoolReport]:
-    summaries, table = rotations(USERS, tmp_path_factory.mktemp("rotations"))
-    return summaries, table, pool(list(summaries.values()), load_profiles())
+    """Five users on the profiles shipped before their pooled calibration was folded into
+    the defaults (the personal profile in gate mode score): the must-show's setting."""
+    baseline = before_pooling(load_profiles())
+    summaries, table = rotations(USERS, tmp_path_factory.mktemp("rotations"), baseline)
+    return summaries, table, pool(list(summaries.values()), baseline)
 
 
 def shared_files(world: tuple[dict[str, Summary], dict, PoolReport]) -> dict[str, str]:
@@ -134,19 +137,35 @@ def test_the_pooled_metrics_are_the_users_sums_with_user_clustered_intervals(wor
         assert c.users == len(sums)
     langs = {f.value for f in report.failures if f.by == "language"}
     assert {"en->en", "zh->zh"} <= langs
+    assert all(1 <= f.users <= report.users and f.served <= f.memory_turns for f in report.failures)
 
 
 def test_a_calibration_pooled_from_four_users_helps_the_fifth(world) -> None:
     """On each of the five rotations, the pooled model and bars (fitted without the user)
-    raise the user's composite over the shipped profiles, and keep the coding agents'
-    routine injection within the working profile's limit."""
+    raise the user's composite over the profiles the users have, and keep the coding
+    agents' routine injection within the working profile's limit."""
     _, table, _ = world
     limit = load_profiles()["working"].routine_limit
     for user, row in table.items():
         before, after = row["shipped"]["all"], row["pooled"]["all"]
+        assert row["applies"], user
         assert after["composite"] > before["composite"], user
         assert row["pooled"]["working"]["routine_injection_rate"] <= limit, user
         assert after["harmful_rate"] <= max(before["harmful_rate"], 0.01), user
+
+
+def test_on_todays_defaults_a_pooled_calibration_costs_no_user_more_than_a_tie(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """With the pooled finding shipped (personal in mode relevance), what is left for a
+    calibration is within the width of a tie (``calibrate.TOLERANCE``) either way, and
+    routine injection stays within the limit."""
+    _, table = rotations(USERS, tmp_path_factory.mktemp("rotations-now"))
+    limit = load_profiles()["working"].routine_limit
+    for user, row in table.items():
+        before, after = row["shipped"]["all"], row["pooled"]["all"]
+        assert after["composite"] >= before["composite"] - TOLERANCE, user
+        assert row["pooled"]["working"]["routine_injection_rate"] <= limit, user
 
 
 def test_the_calibration_is_applied_and_undone_as_one_run(
@@ -159,7 +178,8 @@ def test_the_calibration_is_applied_and_undone_as_one_run(
     store = TokenStore(tokens_path(home))
     store.issue("pi", "working", ["tablekit"])
     store.issue("calendar", "personal", ["life"])
-    calibration = calibrate([s for n, s in summaries.items() if n != "demo"], load_profiles())
+    others = [s for n, s in summaries.items() if n != "demo"]
+    calibration = calibrate(others, before_pooling(load_profiles()))
     assert set(calibration.bars) == {"personal"} and set(calibration.kept) == {"full", "working"}
 
     run = propose(home, calibration)
@@ -182,7 +202,7 @@ def test_the_calibration_is_applied_and_undone_as_one_run(
     assert repo.head.commit.parents[0].hexsha == sha
     assert not (home.memory_path / REPO_MODEL).exists()
     assert engine.relevance.weights == shipped_model().weights
-    assert engine.profile(calendar).gate.mode == "score"
+    assert engine.profile(calendar) == load_profiles()["personal"]
 
 
 def test_a_broken_repo_model_is_ignored(tmp_path: Path) -> None:
@@ -239,17 +259,19 @@ def test_a_recall_log_shares_its_signals_without_its_prompts(
     check_vocabulary(summary)
 
 
-def test_share_and_pool_from_the_command_line(tmp_path: Path) -> None:
+def test_share_and_pool_from_the_command_line(tmp_path: Path, tiny_env: Path) -> None:
     runner = CliRunner()
     home = ["--home", str(tmp_path / "home")]
-    outs = []
-    for name in ("webdev", "labsci"):
-        out = tmp_path / f"{name}.json"
-        result = runner.invoke(app, [*home, "eval", "share", str(ENVS / name), "--out", str(out)])
-        assert result.exit_code == 0, result.output
-        assert out.with_suffix(".md").read_text(encoding="utf-8").startswith("# Evaluation")
-        outs.append(str(out))
-    result = runner.invoke(app, [*home, "eval", "pool", *outs, "--out", str(tmp_path / "p")])
+    out = tmp_path / "tiny.json"
+    result = runner.invoke(app, [*home, "eval", "share", str(tiny_env), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.with_suffix(".md").read_text(encoding="utf-8").startswith("# Evaluation")
+    assert leaks(out.read_text(encoding="utf-8"), source_strings(tiny_env)) == []
+    result = runner.invoke(
+        app, [*home, "eval", "pool", str(out), str(out), "--out", str(tmp_path / "p")]
+    )
     assert result.exit_code == 0, result.output
     report = PoolReport.model_validate_json((tmp_path / "p" / "pooled.json").read_bytes())
     assert report.users == 2 and report.calibration.users == 2
+    missing = runner.invoke(app, [*home, "eval", "share", str(tmp_path), "--out", str(out)])
+    assert missing.exit_code == 2 and "no env.yaml" in missing.output

@@ -17,9 +17,16 @@ from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import Settings
 from profiles.model import Profile, load_profiles
 
-# Served shares measured 2026-12-07 (docs/read-path.md, "The paraphrase set").
+# Served shares measured 2026-12-07 (docs/read-path.md, "The paraphrase set"): the
+# profiles as shipped (personal in mode relevance since then), and every profile in mode
+# relevance at the bars below.
 FLOORS = {
-    "score": {"all": 0.17, "profile:working": 0.04, "profile:full": 0.35, "profile:personal": 0.16},
+    "shipped": {
+        "all": 0.25,
+        "profile:working": 0.04,
+        "profile:full": 0.35,
+        "profile:personal": 0.5,
+    },
     "relevance": {
         "all": 0.40,
         "profile:working": 0.30,
@@ -33,7 +40,7 @@ BARS = {"full": 0.35, "working": 0.45, "personal": 0.25}
 
 def profiles_in(mode: str) -> dict[str, Profile]:
     shipped = load_profiles()
-    if mode == "score":
+    if mode == "shipped":
         return shipped
     out = {}
     for name, profile in shipped.items():
@@ -51,7 +58,7 @@ def test_the_set_is_as_written() -> None:
     assert all(p.expected for p in items)
 
 
-@pytest.mark.parametrize("mode", ["score", "relevance"])
+@pytest.mark.parametrize("mode", ["shipped", "relevance"])
 def test_paraphrases_find_their_cards_and_nothing_wrong(mode: str) -> None:
     outcomes = run(make_embedder(Settings()), profiles_in(mode))
     table = summary(outcomes)
