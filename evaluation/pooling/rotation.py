@@ -18,13 +18,16 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
+from evaluation.harness.environment import Environment
+from evaluation.harness.snapshots import SnapshotStore
 from evaluation.pooling.calibrate import calibrate, calibrated_profiles
 from evaluation.pooling.pool import pool, render_report
 from evaluation.pooling.share import environment_summary
 from evaluation.pooling.summary import Summary, render_markdown
-from evaluation.tuning.relevance_data import environment_candidates
+from evaluation.tuning.relevance_data import Candidates, environment_candidates
 from evaluation.tuning.relevance_fit import ENVS, Replay
 from memory_repo.index.embedders import CachedEmbedder, make_embedder
 from memory_repo.settings import Settings
@@ -43,28 +46,49 @@ def before_pooling(profiles: dict[str, Profile]) -> dict[str, Profile]:
     return {**profiles, "personal": personal.model_copy(update={"gate": gate})}
 
 
+@dataclass
+class User:
+    """One simulated user: an environment, its snapshots and its candidates."""
+
+    env: Environment
+    store: SnapshotStore
+    cands: list[Candidates]
+    replay: Replay
+
+
+def load_users(envs: list[str], work: Path) -> dict[str, User]:
+    """The environments, indexed once; candidates depend on the profiles' scopes, which
+    no baseline here changes."""
+    settings = Settings()
+    embedder = CachedEmbedder(make_embedder(settings), size=16384)
+    out = {}
+    for name in envs:
+        env, store, cands = environment_candidates(
+            ENVS / name, embedder, load_profiles(), work / name
+        )
+        out[name] = User(env, store, cands, Replay(env, store, settings))
+    return out
+
+
 def rotations(
-    envs: list[str], work: Path, baseline: dict[str, Profile] | None = None
+    users: dict[str, User], baseline: dict[str, Profile] | None = None
 ) -> tuple[dict[str, Summary], dict[str, dict]]:
     """Every user's summary and each rotation's replay, the users on ``baseline``
     profiles (default: as shipped)."""
     settings = Settings()
-    embedder = CachedEmbedder(make_embedder(settings), size=16384)
     shipped = baseline or load_profiles()
     summaries: dict[str, Summary] = {}
-    replays: dict[str, Replay] = {}
-    for name in envs:
-        env, store, cands = environment_candidates(ENVS / name, embedder, shipped, work / name)
-        summaries[name] = environment_summary(env, store, cands, shipped, settings)
-        replays[name] = Replay(env, store, settings)
+    for name, user in users.items():
+        for snapshot in user.store.all():  # what an earlier rotation left in the engines
+            snapshot.engine.relevance = shipped_model()
+        summaries[name] = environment_summary(user.env, user.store, user.cands, shipped, settings)
     table: dict[str, dict] = {}
-    for held in envs:
+    for held, user in users.items():
         cal = calibrate([s for n, s in summaries.items() if n != held], shipped)
-        replay = replays[held]
-        probes = [p for p in replay.probes() if p.gold is not None]
-        before = replay.metrics(shipped_model(), shipped, probes)
+        probes = [p for p in user.replay.probes() if p.gold is not None]
+        before = user.replay.metrics(shipped_model(), shipped, probes)
         after = (
-            replay.metrics(cal.model, calibrated_profiles(shipped, cal), probes)
+            user.replay.metrics(cal.model, calibrated_profiles(shipped, cal), probes)
             if cal.applies
             else before
         )
@@ -91,7 +115,7 @@ def main() -> None:
     envs = args.envs.split(",")
     baseline = before_pooling(load_profiles()) if args.before_pooling else None
     with tempfile.TemporaryDirectory(prefix="rotation-") as tmp:
-        summaries, table = rotations(envs, Path(tmp), baseline)
+        summaries, table = rotations(load_users(envs, Path(tmp)), baseline)
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

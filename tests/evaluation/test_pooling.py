@@ -25,7 +25,7 @@ from evaluation.pooling.calibrate import TOLERANCE, calibrate
 from evaluation.pooling.pool import PoolReport, pool, render_report
 from evaluation.pooling.privacy import leaks, source_strings
 from evaluation.pooling.propose import propose
-from evaluation.pooling.rotation import before_pooling, rotations
+from evaluation.pooling.rotation import User, before_pooling, load_users, rotations
 from evaluation.pooling.share import share_log
 from evaluation.pooling.summary import (
     MIN_BUCKET,
@@ -51,11 +51,16 @@ HAN = range(0x3400, 0xA000)
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Summary], dict, PoolReport]:
+def users(tmp_path_factory: pytest.TempPathFactory) -> dict[str, User]:
+    return load_users(USERS, tmp_path_factory.mktemp("users"))
+
+
+@pytest.fixture(scope="module")
+def world(users: dict[str, User]) -> tuple[dict[str, Summary], dict, PoolReport]:
     """Five users on the profiles shipped before their pooled calibration was folded into
     the defaults (the personal profile in gate mode score): the must-show's setting."""
     baseline = before_pooling(load_profiles())
-    summaries, table = rotations(USERS, tmp_path_factory.mktemp("rotations"), baseline)
+    summaries, table = rotations(users, baseline)
     return summaries, table, pool(list(summaries.values()), baseline)
 
 
@@ -155,12 +160,12 @@ def test_a_calibration_pooled_from_four_users_helps_the_fifth(world) -> None:
 
 
 def test_on_todays_defaults_a_pooled_calibration_costs_no_user_more_than_a_tie(
-    tmp_path_factory: pytest.TempPathFactory,
+    users: dict[str, User], world: tuple[dict[str, Summary], dict, PoolReport]
 ) -> None:
     """With the pooled finding shipped (personal in mode relevance), what is left for a
     calibration is within the width of a tie (``calibrate.TOLERANCE``) either way, and
     routine injection stays within the limit."""
-    _, table = rotations(USERS, tmp_path_factory.mktemp("rotations-now"))
+    _, table = rotations(users)
     limit = load_profiles()["working"].routine_limit
     for user, row in table.items():
         before, after = row["shipped"]["all"], row["pooled"]["all"]
