@@ -13,7 +13,8 @@
    conversation scored by a model fitted without it.
 4. ``--write``: the model fitted on everything, written to
    ``recall_api/relevance_model.json``, and the bars chosen with it on every environment
-   (printed; the shipped profiles' gates are in mode ``score``, docs/read-path.md).
+   (printed; the shipped gates: personal in mode ``relevance``, full and working in mode
+   ``score``, docs/read-path.md, "What ships").
 
 Every profile is judged in mode ``relevance`` here (``systems.in_relevance_mode``).
 

@@ -3,7 +3,7 @@
 The model's contract (shape, range, monotonicity) is tested with properties; the shipped
 model's behaviour on the demo memory with prompts a stranger would type, through the
 real engine and index, with the profiles switched to mode ``relevance`` at the bars
-docs/read-path.md recommends (the shipped profiles stay in mode ``score``).
+docs/read-path.md recommends (as shipped, only the personal profile is in that mode).
 """
 
 from __future__ import annotations
