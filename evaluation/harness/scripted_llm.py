@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
+
+R = TypeVar("R")
 
 
 @dataclass
@@ -97,11 +99,12 @@ def tool_name(request: dict[str, Any]) -> str:
     return request["tools"][0]["function"]["name"]
 
 
-def scripted(replies: list[Callable[[dict[str, Any]], Reply]]) -> Responder:
-    """Answer the n-th request with the n-th entry (the last one repeats)."""
+def scripted(replies: list[Callable[[dict[str, Any]], R]]) -> Callable[[dict[str, Any]], R]:
+    """Answer the n-th request with the n-th entry (the last one repeats); any kind of
+    answer (a ``Reply`` here, a scripted turn for the other fake model servers)."""
     count = {"n": 0}
 
-    def respond(request: dict[str, Any]) -> Reply:
+    def respond(request: dict[str, Any]) -> R:
         step = replies[min(count["n"], len(replies) - 1)]
         count["n"] += 1
         return step(request)
@@ -136,13 +139,22 @@ def llm_server() -> Iterator[LLMServer]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with loopback(Handler) as base:
+        state.url = f"{base}/v1"
+        yield state
+
+
+@contextmanager
+def loopback(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` served on 127.0.0.1 at an ephemeral port, on a daemon thread; yields the
+    base URL (``http://127.0.0.1:PORT``) and shuts the server down on exit. The one way
+    the tests' fake model servers listen."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield state
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

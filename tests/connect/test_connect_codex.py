@@ -65,6 +65,7 @@ def test_an_empty_codex_home_gets_server_notify_hooks_and_the_env_file(box: Box)
         "args": ["mcp"],
         "env": {"DOSE_MEM_URL": "http://127.0.0.1:8765", "DOSE_MEM_TOKEN": TOKEN},
         "startup_timeout_sec": 30,
+        "default_tools_approval_mode": "approve",
     }
     assert config["notify"] == ["sh", str(script), "notify", "codex"]
     assert "features" not in config  # no deprecated codex_hooks flag: hooks are on by default

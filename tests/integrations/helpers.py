@@ -82,3 +82,14 @@ def connect(agent: str, token: str, url: str | None = None, **env: str) -> str:
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def codex_homes(codex_home: Path, dose_home: Path) -> dict[str, str]:
+    """The environment a Codex run in a test gets: its own home and CODEX_HOME, the
+    dose-mem home, and the venv's ``dose-mem`` first on PATH."""
+    return {
+        "CODEX_HOME": str(codex_home),
+        "HOME": str(codex_home.parent),
+        "DOSE_MEM_HOME": str(dose_home),
+        "PATH": f"{Path(DOSE_MEM).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }

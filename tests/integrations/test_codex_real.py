@@ -7,7 +7,6 @@ TableKit checkout lists the server's status and tools and its hooks, and calls
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from evaluation.agents.codex import codex_command
 from memory_repo.settings import Settings
 from tests.integrations.checkout import ROTATED_CARD, ROTATED_QUERY, Checkout, tablekit_checkout
 from tests.integrations.codex_app_server import AppServer
-from tests.integrations.helpers import DOSE_MEM, clean_env, connect
+from tests.integrations.helpers import clean_env, codex_homes, connect
 
 
 @pytest.fixture(scope="module")
@@ -28,12 +27,7 @@ def _codex(checkout: Checkout, token: str, codex_home: Path) -> AppServer:
     """``dose-mem connect codex`` into a fresh Codex home (the README's one command), then
     Codex's app-server started in the TableKit checkout with that home."""
     codex_home.mkdir(parents=True)
-    homes = {
-        "CODEX_HOME": str(codex_home),
-        "HOME": str(codex_home.parent),
-        "DOSE_MEM_HOME": str(checkout.settings.home),
-        "PATH": f"{Path(DOSE_MEM).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
+    homes = codex_homes(codex_home, checkout.settings.home)
     assert "/hooks" in connect("codex", token, **homes)  # the trust step is printed
     server = AppServer(codex_command(), clean_env(**homes), checkout.path)
     server.start()

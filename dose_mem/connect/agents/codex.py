@@ -3,7 +3,8 @@ file the hooks and notify run through.
 
 Formats, read in openai/codex (codex-rs):
 * ``config.toml`` ``[mcp_servers.<name>]`` with ``command``, ``args``, ``env``,
-  ``startup_timeout_sec`` (config/src/mcp_types.rs); ``notify``, one argv array run after
+  ``startup_timeout_sec`` and ``default_tools_approval_mode = "approve"`` (config/src/
+  mcp_types.rs; checked in the real ``codex exec``); ``notify``, one argv array run after
   each turn with the event JSON appended (hooks/src/legacy_notify.rs) -- a single value,
   so another program already there is left alone with a warning.
 * ``hooks.json`` ``{"hooks": {event: [{"matcher"?, "hooks": [{"type": "command",
@@ -108,6 +109,10 @@ def server_table(env: dict[str, str]) -> dict[str, Any]:
         "args": ["mcp"],
         "env": env,
         "startup_timeout_sec": STARTUP_TIMEOUT,
+        # The server's tools read memory and report tasks; without this, ``codex exec``
+        # (approval policy ``never``) refuses every call ("MCP tool call requires
+        # approval") and an interactive session asks before each memory lookup.
+        "default_tools_approval_mode": "approve",
     }
 
 
