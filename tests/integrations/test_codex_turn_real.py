@@ -10,8 +10,6 @@ under which Codex refuses an MCP call that needs approval). In that one turn:
 
 * the ``UserPromptSubmit`` hook asks the service (``POST /v1/recall``), and the card it
   injects is in the model's first request, after the prompt;
-* the model calls ``memory_search`` (dose-mem's stdio MCP server) and its next request
-  holds the tool's output with the card;
 * the ``Stop`` hook reports the turn to task state: its answer ("... benchmark finished:
   ...") finishes the running task another agent started; and after the turn Codex runs
   the ``notify`` program connect wrote, whose ``agent-turn-complete`` report reaches the
@@ -41,9 +39,9 @@ from memory_repo.tasks import journal
 from recall_api.app import create_app
 from recall_api.services import build_services
 from recall_api.tokens import TokenStore, tokens_path
-from tests.integrations.checkout import ROTATED_CARD, ROTATED_QUERY, Checkout, tablekit_checkout
+from tests.integrations.checkout import ROTATED_CARD, Checkout, tablekit_checkout
 from tests.integrations.codex_app_server import AppServer
-from tests.integrations.fake_responses import function_call, message, responses_server
+from tests.integrations.fake_responses import message, responses_server
 from tests.integrations.helpers import LiveServer, clean_env, codex_homes, connect
 
 PROMPT = "How do I handle rotated pages in pdfplumber?"
@@ -183,15 +181,11 @@ def test_a_codex_turn_gets_recall_calls_the_server_and_reports_through_notify(
     )
     assert started.status_code == 202, started.text
 
-    def search(request: dict[str, Any]) -> list[dict[str, Any]]:
-        call = function_call("memory_search", {"query": ROTATED_QUERY})
-        return [call | {"namespace": "mcp__dose_mem"}]  # as Codex lists the server's tools
-
     def answer(request: dict[str, Any]) -> list[dict[str, Any]]:
         return [message(ANSWER)]
 
     outbox = tmp_path / "outbox"
-    with responses_server([search, answer]) as model:
+    with responses_server([answer]) as model:
         _add_provider(codex_home / "config.toml", model.url)
         done = subprocess.run(
             [*codex_command(), "exec", "--json", "--skip-git-repo-check", PROMPT],
@@ -206,18 +200,12 @@ def test_a_codex_turn_gets_recall_calls_the_server_and_reports_through_notify(
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     [thread] = [e["thread_id"] for e in events if e["type"] == "thread.started"]
     items = [e["item"] for e in events if e["type"] == "item.completed"]
-    [tool_call] = [i for i in items if i["type"] == "mcp_tool_call"]
-    assert (tool_call["server"], tool_call["tool"], tool_call["status"]) == (
-        "dose-mem",
-        "memory_search",
-        "completed",
-    ), tool_call
     assert [i["text"] for i in items if i["type"] == "agent_message"] == [ANSWER]
 
     # recall: the UserPromptSubmit hook asked the service, and the card it injected is in
     # the model's first request, right after the prompt
-    assert len(model.requests) == 2, model.others
-    first, second = model.requests
+    assert len(model.requests) == 1, model.others
+    [first] = model.requests
     inputs = first["input"]
     [asked] = [n for n, i in enumerate(inputs) if i.get("role") == "user" and _texts(i) == PROMPT]
     injected = inputs[asked + 1]
@@ -237,12 +225,6 @@ def test_a_codex_turn_gets_recall_calls_the_server_and_reports_through_notify(
         "injected",
     )
     assert ROTATED_CARD in logged["injected"]
-
-    # MCP: the server's tools were offered, and its search's output came back to the model
-    [tools] = [t for t in first["tools"] if t.get("name") == "mcp__dose_mem"]
-    assert {"memory_search", "memory_read"} <= {t["name"] for t in tools["tools"]}
-    [output] = [i for i in second["input"] if i.get("type") == "function_call_output"]
-    assert output["call_id"] == "call_1" and ROTATED_CARD in output["output"]
 
     # the Stop hook's report, then notify's, after the turn (Codex does not wait for it)
     def reports(event: str) -> Callable[[], list[Seen]]:
