@@ -8,7 +8,7 @@ RUN := $(UV) run --frozen
 export DOSE_MEM_HOME ?= $(HOME)/.dose-mem
 export PYTHONUNBUFFERED := 1
 
-.PHONY: up down test lint bench eval soak clean env browser
+.PHONY: up down test lint bench eval soak clean env browser agents
 
 $(CURDIR)/.tools/uv/bin/uv:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target $(CURDIR)/.tools/uv uv==$(UV_VERSION)
@@ -37,10 +37,13 @@ browser:
 	  fi; \
 	fi
 
-test: env browser
+test: env browser agents
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
 	$(RUN) pytest -n 2 --dist loadfile -p no:cacheprovider
+
+agents: env  # the real agents the integration tests run, installed side by side
+	$(RUN) python -m evaluation.agents
 
 lint: env
 	$(RUN) ruff check .
