@@ -28,7 +28,7 @@ from evaluation.harness.probes import Probe, Split, system_input
 from evaluation.harness.session_scoring import Keeps, score_turns
 from evaluation.harness.snapshots import SnapshotStore
 from evaluation.harness.systems import Injection, System, baseline_systems, dose_mem_systems
-from evaluation.harness.task_feed import TaskBoards
+from evaluation.harness.task_feed import boards_for
 from memory_repo.errors import DoseMemError
 from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import Settings
@@ -154,16 +154,7 @@ def run_evaluation(
         profiles = load_profiles(settings.profiles_path)
         store = SnapshotStore(env, work, make_embedder(settings), profiles)
         external, skipped = external_systems(settings.llm_base_url)
-        boards = (
-            TaskBoards(
-                env.tasks,
-                work / "task-boards",
-                stale_hours=settings.task_stale_hours,
-                keep_days=settings.task_keep_days,
-            )
-            if env.tasks is not None
-            else None
-        )
+        boards = boards_for(env.tasks, work / "task-boards", settings)
         systems: list[System] = [
             *dose_mem_systems(profiles, env.spec, boards),
             *baseline_systems(env.spec),

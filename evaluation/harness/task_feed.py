@@ -40,6 +40,7 @@ from memory_repo.errors import DoseMemError
 from memory_repo.history import open_repo
 from memory_repo.models import Registry
 from memory_repo.registry import REGISTRY_FILE, load_registry
+from memory_repo.settings import Settings
 from memory_repo.tasks.extract import Report, UnknownTask
 from memory_repo.tasks.model import TaskEvent
 from recall_api.models import Identity
@@ -219,3 +220,13 @@ class TaskBoards:
         """An injected item is a task of the feed (by id: the item type's name is the
         engine's business)."""
         return item_id in self.feed.names
+
+
+def boards_for(feed: TaskFeed | None, workdir: Path, settings: Settings) -> TaskBoards | None:
+    """An environment's task boards under ``workdir``, aged as the service ages tasks
+    (``settings``' stale and keep windows); None for an environment with no task events."""
+    if feed is None:
+        return None
+    return TaskBoards(
+        feed, workdir, stale_hours=settings.task_stale_hours, keep_days=settings.task_keep_days
+    )

@@ -27,7 +27,7 @@ from evaluation.harness.metrics import metrics_from_sums
 from evaluation.harness.systems import in_relevance_mode
 from evaluation.pooling.summary import SharedTurn, Summary
 from evaluation.tuning.relevance_data import Candidates
-from evaluation.tuning.relevance_fit import HARMFUL_LIMIT, NEW_SUBJECT, THRESHOLDS, fit
+from evaluation.tuning.relevance_fit import NEW_SUBJECT, THRESHOLDS, fit, pick_bar
 from profiles.model import GateMode, Profile, Trigger
 from recall_api.relevance import FEATURES, RelevanceModel
 
@@ -136,26 +136,11 @@ def choose_bars(
     chosen: dict[str, dict[str, float]] = {}
 
     def best(profile: Profile, field: str, grid: list[float]) -> float:
-        scored = []
-        for value in grid:
+        def runs(value: float) -> list[dict[str, float]]:
             trial = _with(profile, **{field: value})
-            runs = [simulate(s.turns, model, trial) for s in summaries]
-            mine = [m for m in runs if m["turns"]]
-            if not mine:
-                continue
-            limit = min(profile.routine_limit, ROUTINE_MARGIN)
-            if max(m["routine_injection_rate"] for m in mine) > limit:
-                continue
-            if max(m["harmful_rate"] for m in mine) > HARMFUL_LIMIT:
-                continue
-            composite = float(np.mean([m["composite"] for m in mine]))
-            served = float(np.mean([m["hit_rate"] for m in mine]))
-            scored.append((composite, served, value))
-        if not scored:
-            return max(grid)
-        top = max(c for c, _, _ in scored)
-        near = [(served, value) for c, served, value in scored if c >= top - TOLERANCE]
-        return max(near)[1]
+            return [m for s in summaries if (m := simulate(s.turns, model, trial))["turns"]]
+
+        return pick_bar(grid, runs, min(profile.routine_limit, ROUTINE_MARGIN), TOLERANCE)
 
     for name, shipped in profiles.items():
         profile = in_relevance_mode(shipped)

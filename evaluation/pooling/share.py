@@ -33,7 +33,7 @@ from evaluation.harness.probes import Probe
 from evaluation.harness.run import answer_all, gold_records, keeping
 from evaluation.harness.snapshots import SnapshotStore
 from evaluation.harness.systems import SHIPPED, DoseMem
-from evaluation.harness.task_feed import TaskBoards
+from evaluation.harness.task_feed import boards_for
 from evaluation.pooling.summary import (
     DIGITS,
     MANIFEST,
@@ -70,16 +70,7 @@ def shipped_records(
     env: Environment, store: SnapshotStore, profiles: dict[str, Profile], settings: Settings
 ) -> list[TurnRecord]:
     """Every probe answered by the profiles as shipped, judged by gold, in session context."""
-    boards = (
-        TaskBoards(
-            env.tasks,
-            store.workdir / "task-boards-share",
-            stale_hours=settings.task_stale_hours,
-            keep_days=settings.task_keep_days,
-        )
-        if env.tasks is not None
-        else None
-    )
+    boards = boards_for(env.tasks, store.workdir / "task-boards-share", settings)
     system = DoseMem("dose-mem", profiles, env.spec, shipped=True, tasks=boards)
     probes = [p for p in env.probes if p.gold is not None]
     answers = answer_all(system, probes, env, store, lambda _g: SHIPPED)

@@ -20,7 +20,7 @@ from evaluation.harness.probes import Probe
 from evaluation.harness.run import answer_all, gold_records
 from evaluation.harness.snapshots import SnapshotStore
 from evaluation.harness.systems import SHIPPED, DoseMem
-from evaluation.harness.task_feed import TaskBoards
+from evaluation.harness.task_feed import TaskBoards, boards_for
 from memory_repo.index.embedders import make_embedder
 from memory_repo.settings import Settings
 from profiles.model import Profile
@@ -43,13 +43,7 @@ class EnvCheck:
         if self._env is None or self._store is None:
             self._env = load_environment(self.env_dir, self.workdir)
             self._store = SnapshotStore(self._env, self.workdir, make_embedder(self.settings), {})
-            if self._env.tasks is not None:
-                self._boards = TaskBoards(
-                    self._env.tasks,
-                    self.workdir / "task-boards",
-                    stale_hours=self.settings.task_stale_hours,
-                    keep_days=self.settings.task_keep_days,
-                )
+            self._boards = boards_for(self._env.tasks, self.workdir / "task-boards", self.settings)
         return self._env, self._store
 
     def agents_for(self, agent: str, profile: str) -> list[str]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +38,7 @@ from evaluation.harness.probes import Probe, Split
 from evaluation.harness.run import answer_all, gold_records, tune
 from evaluation.harness.snapshots import SnapshotStore
 from evaluation.harness.systems import SHIPPED, DoseMem, baseline_systems, in_relevance_mode
-from evaluation.harness.task_feed import TaskBoards
+from evaluation.harness.task_feed import boards_for
 from evaluation.tuning.relevance_data import (
     Candidates,
     demo_candidates,
@@ -121,16 +121,7 @@ class Replay:
     def __init__(self, env: Environment, store: SnapshotStore, settings: Settings) -> None:
         self.env = env
         self.store = store
-        self.boards = (
-            TaskBoards(
-                env.tasks,
-                store.workdir / "task-boards",
-                stale_hours=settings.task_stale_hours,
-                keep_days=settings.task_keep_days,
-            )
-            if env.tasks is not None
-            else None
-        )
+        self.boards = boards_for(env.tasks, store.workdir / "task-boards", settings)
 
     def probes(self, split: Split | None = None) -> list[Probe]:
         return [p for p in self.env.probes if split is None or p.split == split]
@@ -176,6 +167,35 @@ def with_gate(profiles: dict[str, Profile], name: str, **gate: float) -> dict[st
     return {**profiles, name: new}
 
 
+def pick_bar(
+    grid: list[float],
+    runs: Callable[[float], list[dict[str, float]]],
+    routine_limit: float,
+    tolerance: float,
+) -> float:
+    """The bar of ``grid`` to use, from each environment's (or user's) metrics at it
+    (``runs``): only bars whose routine injection stays within ``routine_limit`` and
+    whose harmful items stay within ``HARMFUL_LIMIT`` on every one; of those, the ones
+    whose mean composite is within ``tolerance`` of the best; of those, the one serving
+    most (mean hit rate), ties to the higher bar. None passing: the highest bar."""
+    scored = []
+    for value in grid:
+        mine = runs(value)
+        if not mine:
+            continue
+        if max(m["routine_injection_rate"] for m in mine) > routine_limit:
+            continue
+        if max(m["harmful_rate"] for m in mine) > HARMFUL_LIMIT:
+            continue
+        composite = float(np.mean([m["composite"] for m in mine]))
+        served = float(np.mean([m["hit_rate"] for m in mine]))
+        scored.append((composite, served, value))
+    if not scored:
+        return max(grid)
+    top = max(c for c, _, _ in scored)
+    return max((served, value) for c, served, value in scored if c >= top - tolerance)[1]
+
+
 def choose_bars(
     model: RelevanceModel, replays: list[Replay], profiles: dict[str, Profile]
 ) -> dict[str, dict[str, float]]:
@@ -198,26 +218,13 @@ def choose_bars(
     chosen: dict[str, dict[str, float]] = {name: {} for name in profiles}
 
     def best(name: str, field: str, grid: list[float], current: dict[str, Profile]) -> float:
-        scored = []
-        for value in grid:
+        def runs(value: float) -> list[dict[str, float]]:
             trial = with_gate(current, name, **{field: value})
-            runs = [r.metrics(model, trial, r.probes()) for r in replays]
-            mine = [m[name] for m in runs if name in m]
-            if not mine:
-                continue
-            limit = min(profiles[name].routine_limit, ROUTINE_LIMIT)
-            if max(m["routine_injection_rate"] for m in mine) > limit:
-                continue
-            if max(m["harmful_rate"] for m in mine) > HARMFUL_LIMIT:
-                continue
-            composite = float(np.mean([m["composite"] for m in mine]))
-            served = float(np.mean([m["hit_rate"] for m in mine]))
-            scored.append((composite, served, value))
-        if not scored:
-            return max(grid)
-        top = max(c for c, _, _ in scored)
-        near = [(served, value) for c, served, value in scored if c >= top - COMPOSITE_TOLERANCE]
-        return max(near)[1]
+            found = [r.metrics(model, trial, r.probes()) for r in replays]
+            return [m[name] for m in found if name in m]
+
+        limit = min(profiles[name].routine_limit, ROUTINE_LIMIT)
+        return pick_bar(grid, runs, limit, COMPOSITE_TOLERANCE)
 
     current = dict(profiles)
     for name in profiles:
